@@ -1,0 +1,133 @@
+/* skinfit/base.h — errors, warnings, allocation, progress, files.
+ *
+ * Every fallible library call returns skf_status and, on failure, fills an
+ * skf_error whose message is ONE line of the form
+ *     "<file>: <place>: <what>"
+ * where <place> is a JSON path (accessors[12].bufferView), a byte offset
+ * (byte 1234), an element id (path#arm_left), or a frame (frame 17).
+ * The library never prints and never exits; only tools/ does.
+ *
+ * Ownership: an skf_error is caller-owned plain data (no release needed).
+ * An skf_warnings list owns its strings; release with skf_warnings_release.
+ */
+#ifndef SKINFIT_BASE_H
+#define SKINFIT_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SKF_VERSION_STRING "0.1.0"
+
+typedef enum skf_status {
+    SKF_OK = 0,
+    SKF_ERR_IO,        /* cannot open / read / write a file */
+    SKF_ERR_FORMAT,    /* malformed input data (bad syntax, out-of-range index, NaN) */
+    SKF_ERR_LIMIT,     /* input exceeds a documented limit (message names it) */
+    SKF_ERR_NOMEM,     /* allocation failed */
+    SKF_ERR_ARGUMENT,  /* caller passed something unusable (e.g. unknown clip name) */
+    SKF_ERR_NUMERIC,   /* a numeric failure: singular matrix, shear that TRS cannot express */
+    SKF_ERR_MISMATCH,  /* inputs that do not belong together (surfaces do not match) */
+    SKF_ERR_CANCELLED  /* a progress callback asked to stop */
+} skf_status;
+
+#define SKF_ERROR_MESSAGE_MAX 1024
+
+typedef struct skf_error {
+    skf_status status;
+    char message[SKF_ERROR_MESSAGE_MAX]; /* one line, no trailing newline */
+} skf_error;
+
+/* Fill err (may be NULL) with status and a printf-style message; returns status.
+ * Newlines in the formatted message are replaced by spaces. */
+skf_status skf_fail(skf_error *err, skf_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+skf_status skf_failv(skf_error *err, skf_status status, const char *fmt, va_list ap);
+
+/* Prepend "prefix: " to an existing message (used to add the file name). */
+void skf_error_prefix(skf_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+const char *skf_status_name(skf_status status);
+
+/* Recoverable oddities (weights renormalised, solve hit its cap, ...). */
+typedef struct skf_warnings {
+    char **items;
+    size_t count;
+    size_t capacity;
+} skf_warnings;
+
+/* Append a formatted warning; w may be NULL (then it is dropped). Allocation
+ * failure drops the warning silently (warnings are advisory). */
+void skf_warn(skf_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void skf_warnings_release(skf_warnings *w);
+
+/* ---- allocation -------------------------------------------------------
+ * All library allocations go through these, so tests can fail the n-th
+ * allocation (fault injection). skf_calloc and skf_malloc_array check n*size
+ * for overflow and return NULL on it. */
+void *skf_malloc(size_t size);
+void *skf_calloc(size_t n, size_t size);
+void *skf_malloc_array(size_t n, size_t size);
+void *skf_realloc_array(void *p, size_t n, size_t size);
+void skf_free(void *p);
+char *skf_strdup(const char *s);
+
+/* Test hook: the n-th allocation from now on (1-based) and every later one
+ * fail while fail_from > 0; 0 disables. Returns the number of allocations
+ * made since the last call. Process-wide: for tests only. */
+size_t skf_alloc_fail_from(size_t n);
+
+/* ---- progress / cancellation -----------------------------------------
+ * Long operations take an optional skf_progress*. report may be NULL.
+ * fraction in [0,1]; what is a short phase name. If report returns non-zero
+ * the operation stops and returns SKF_ERR_CANCELLED. */
+typedef struct skf_progress {
+    int (*report)(void *user, double fraction, const char *what);
+    void *user;
+} skf_progress;
+
+/* Returns non-zero when the operation should stop. p may be NULL. */
+int skf_progress_report(const skf_progress *p, double fraction, const char *what);
+
+/* ---- files -------------------------------------------------------------- */
+
+/* Read a whole regular file. *data is NUL-terminated (not counted in *size),
+ * owned by the caller (skf_free). Errors: missing file, a directory,
+ * unreadable, larger than max_size ("limit") — message names the file. */
+skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,
+                         skf_error *err);
+
+/* Atomic output: write to "<path>.tmp-XXXXXX" in the same directory, then
+ * rename over path on commit; abort unlinks the temporary. A failed or
+ * interrupted run therefore never leaves a partial file under path.
+ * Refuses (SKF_ERR_ARGUMENT) when path names one of the protected inputs. */
+typedef struct skf_atomic_file {
+    void *fp;           /* FILE* */
+    char *final_path;
+    char *temp_path;
+} skf_atomic_file;
+
+skf_status skf_atomic_open(skf_atomic_file *f, const char *path, skf_error *err);
+skf_status skf_atomic_write(skf_atomic_file *f, const void *data, size_t size, skf_error *err);
+skf_status skf_atomic_commit(skf_atomic_file *f, skf_error *err);
+void skf_atomic_abort(skf_atomic_file *f);
+
+/* Convenience: atomically write a whole buffer to path. */
+skf_status skf_write_file_atomic(const char *path, const void *data, size_t size, skf_error *err);
+
+/* True when a and b name the same existing file (same device and inode). */
+bool skf_same_file(const char *a, const char *b);
+
+/* Process-wide list of temporaries currently open by skf_atomic_open, so a
+ * signal handler in tools/ can unlink them (async-signal-safe walk). */
+void skf_atomic_unlink_all_temporaries(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,229 @@
+/* skinfit/gltf.h — glTF 2.0 documents: read (.gltf with external or data:
+ * URIs, .glb), inspect, extend with animations, write (.glb).
+ *
+ * Model: a document keeps the whole JSON tree (jansson) so that everything we
+ * do not interpret (materials, textures, extensions, extras) is written back
+ * unchanged, plus the loaded buffers and typed views of the parts we use.
+ * Every index in the typed views has been range-checked at load: an int index
+ * is either -1 (absent) or valid for its array.
+ *
+ * Spaces: node matrices are local_to_parent; skin inverse bind matrices map
+ * mesh (bind) space to joint space (mesh_to_joint). Units: scene units as
+ * stored; times in seconds. Matrices double[16] column-major, quaternions
+ * (x, y, z, w) — see skinfit/math.h.
+ *
+ * Ownership: skf_gltf_load returns a document owned by the caller, freed with
+ * skf_gltf_free (frees everything reachable from it).
+ */
+#ifndef SKINFIT_GLTF_H
+#define SKINFIT_GLTF_H
+
+#include "skinfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_t;
+
+/* Limits (SKF_ERR_LIMIT with a message naming the limit when exceeded). */
+#define SKF_GLTF_MAX_FILE_BYTES ((size_t)2 << 30)   /* 2 GiB per file */
+#define SKF_GLTF_MAX_NODE_DEPTH 1024
+
+enum {
+    SKF_GLTF_BYTE = 5120,
+    SKF_GLTF_UNSIGNED_BYTE = 5121,
+    SKF_GLTF_SHORT = 5122,
+    SKF_GLTF_UNSIGNED_SHORT = 5123,
+    SKF_GLTF_UNSIGNED_INT = 5125,
+    SKF_GLTF_FLOAT = 5126
+};
+
+typedef struct skf_gltf_buffer {
+    uint8_t *data;   /* owned; size bytes */
+    size_t size;
+} skf_gltf_buffer;
+
+typedef struct skf_gltf_buffer_view {
+    int buffer;
+    size_t offset, length;
+    size_t stride;   /* 0 = tightly packed */
+} skf_gltf_buffer_view;
+
+typedef struct skf_gltf_accessor {
+    int buffer_view;        /* -1: all zeros (unless sparse) */
+    size_t offset;
+    int component_type;     /* SKF_GLTF_* */
+    bool normalized;
+    size_t count;
+    int components;         /* 1 SCALAR, 2 VEC2, 3 VEC3, 4 VEC4, 4 MAT2, 9 MAT3, 16 MAT4 */
+    bool sparse;
+    size_t sparse_count;
+    int sparse_indices_view;
+    size_t sparse_indices_offset;
+    int sparse_indices_type;
+    int sparse_values_view;
+    size_t sparse_values_offset;
+} skf_gltf_accessor;
+
+typedef struct skf_gltf_node {
+    char *name;             /* may be NULL */
+    int parent;             /* -1 for roots */
+    int *children;
+    size_t child_count;
+    bool has_matrix;        /* matrix given instead of TRS */
+    double matrix[16];      /* local_to_parent when has_matrix */
+    double translation[3];
+    double rotation[4];     /* x y z w */
+    double scale[3];
+    int mesh, skin;         /* -1 when absent */
+    double *weights;        /* morph weights override, may be NULL */
+    size_t weight_count;
+} skf_gltf_node;
+
+typedef struct skf_gltf_attribute {
+    char *name;             /* "POSITION", "JOINTS_0", ... */
+    int accessor;
+} skf_gltf_attribute;
+
+typedef struct skf_gltf_morph_target {
+    int position, normal, tangent; /* accessor indices, -1 when absent */
+} skf_gltf_morph_target;
+
+typedef struct skf_gltf_primitive {
+    skf_gltf_attribute *attributes;
+    size_t attribute_count;
+    int indices;            /* -1: non-indexed */
+    int mode;               /* 4 = TRIANGLES (default) */
+    skf_gltf_morph_target *targets;
+    size_t target_count;
+} skf_gltf_primitive;
+
+typedef struct skf_gltf_mesh {
+    char *name;
+    skf_gltf_primitive *primitives;
+    size_t primitive_count;
+    double *weights;        /* default morph weights, may be NULL */
+    size_t weight_count;
+} skf_gltf_mesh;
+
+typedef struct skf_gltf_skin {
+    char *name;
+    int *joints;            /* node indices */
+    size_t joint_count;
+    int inverse_bind_matrices; /* accessor, -1: identities */
+    int skeleton;           /* node, -1 when absent */
+} skf_gltf_skin;
+
+typedef enum skf_gltf_path {
+    SKF_PATH_TRANSLATION, SKF_PATH_ROTATION, SKF_PATH_SCALE, SKF_PATH_WEIGHTS
+} skf_gltf_path;
+
+typedef enum skf_gltf_interp {
+    SKF_INTERP_LINEAR, SKF_INTERP_STEP, SKF_INTERP_CUBICSPLINE
+} skf_gltf_interp;
+
+typedef struct skf_gltf_sampler {
+    int input, output;      /* accessors */
+    skf_gltf_interp interpolation;
+} skf_gltf_sampler;
+
+typedef struct skf_gltf_channel {
+    int sampler;
+    int node;               /* -1: no target node (channel ignored) */
+    skf_gltf_path path;
+} skf_gltf_channel;
+
+typedef struct skf_gltf_animation {
+    char *name;             /* may be NULL */
+    skf_gltf_sampler *samplers;
+    size_t sampler_count;
+    skf_gltf_channel *channels;
+    size_t channel_count;
+} skf_gltf_animation;
+
+typedef struct skf_gltf_scene {
+    char *name;
+    int *nodes;
+    size_t node_count;
+} skf_gltf_scene;
+
+typedef struct skf_gltf {
+    char *path;             /* as given to load (for messages) */
+    struct json_t *json;    /* the whole document; owned */
+    skf_gltf_buffer *buffers;           size_t buffer_count;
+    skf_gltf_buffer_view *buffer_views; size_t buffer_view_count;
+    skf_gltf_accessor *accessors;       size_t accessor_count;
+    skf_gltf_node *nodes;               size_t node_count;
+    skf_gltf_mesh *meshes;              size_t mesh_count;
+    skf_gltf_skin *skins;               size_t skin_count;
+    skf_gltf_animation *animations;     size_t animation_count;
+    skf_gltf_scene *scenes;             size_t scene_count;
+    int scene;              /* default scene, -1 when absent */
+} skf_gltf;
+
+/* Load .gltf or .glb (by content: GLB magic, else JSON). External buffers and
+ * images resolve relative to the file's folder. Errors name file and place:
+ * "Horse.glb: accessors[12].bufferView: 40 out of range (31 bufferViews)". */
+skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warnings, skf_error *err);
+
+/* Same from memory; name is used in messages; base_dir resolves external URIs
+ * (NULL: external URIs are an error). */
+skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
+                                const char *base_dir, skf_gltf **out, skf_warnings *warnings,
+                                skf_error *err);
+
+void skf_gltf_free(skf_gltf *doc);
+
+/* Rebuild the typed views after the JSON tree or buffers were edited. */
+skf_status skf_gltf_reparse(skf_gltf *doc, skf_warnings *warnings, skf_error *err);
+
+/* Decode accessor into doubles: out has count*components values; normalized
+ * integers are mapped per the glTF spec (e.g. unsigned byte /255, signed
+ * short max(c/32767, -1)); sparse substitution applied. All ranges were
+ * checked at load, so this only fails for NaN/Inf when reject_nonfinite. */
+skf_status skf_gltf_accessor_read(const skf_gltf *doc, int accessor, double *out,
+                                  bool reject_nonfinite, skf_error *err);
+/* Integer view (indices, JOINTS_n): components must be integer typed. */
+skf_status skf_gltf_accessor_read_uint(const skf_gltf *doc, int accessor, uint32_t *out,
+                                       skf_error *err);
+
+/* Node local_to_parent matrix from TRS or matrix. */
+void skf_gltf_node_local_matrix(const skf_gltf_node *node, double local_to_parent[16]);
+
+/* Animation lookup by name: exact match first, then match ignoring an
+ * armature prefix up to the last '|' ("AnimalArmature|Walk" matches "Walk").
+ * Returns the index or -1. */
+int skf_gltf_find_animation(const skf_gltf *doc, const char *name);
+
+/* ---- writing -------------------------------------------------------- */
+
+/* One animation channel's keyed data to add. times: key_count seconds,
+ * increasing. values: key_count * width floats for LINEAR/STEP, times 3 (in-tangent, value, out-tangent)
+ * for CUBICSPLINE; width 3 (T, S), 4 (R, x y z w), or the morph target count. */
+typedef struct skf_gltf_new_channel {
+    int node;
+    skf_gltf_path path;
+    skf_gltf_interp interpolation;
+    size_t key_count;
+    const float *times;
+    const float *values;
+    size_t width;
+} skf_gltf_new_channel;
+
+/* Add (or, when an animation of that exact name exists, replace) an animation.
+ * Data is appended to the binary buffer; typed views are refreshed. */
+skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
+                                  const skf_gltf_new_channel *channels, size_t channel_count,
+                                  skf_error *err);
+
+/* Write a single self-contained GLB atomically. Repairs what validation would
+ * flag (skins[i].skeleton not a common root; weights not summing to 1) and
+ * reports each repair as a warning. Refuses to overwrite the input file. */
+skf_status skf_gltf_write_glb(const skf_gltf *doc, const char *path, skf_warnings *warnings,
+                              skf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* CLI helpers: error reporting, progress on terminals, signals. */
+#include "cli.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_report_error(const skf_error *err)
+{
+    fprintf(stderr, "skinfit: %s\n", err->message[0] ? err->message : skf_status_name(err->status));
+    return EXIT_BAD_INPUT;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "skinfit %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'skinfit %s --help')\n", cmd);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+void cli_print_warnings(const skf_warnings *w)
+{
+    for (size_t i = 0; i < w->count; ++i)
+        fprintf(stderr, "skinfit: warning: %s\n", w->items[i]);
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int progress_cb(void *user, double fraction, const char *what)
+{
+    cli_progress *p = user;
+    if (!p->tty)
+        return 0;
+    double now = cli_now();
+    if (now - p->start < 1.0 || now - p->last_draw < 0.1)
+        return 0;
+    p->last_draw = now;
+    p->drawn = 1;
+    fprintf(stderr, "\r%-40.40s %5.1f%%", what ? what : "", 100.0 * fraction);
+    fflush(stderr);
+    return 0;
+}
+
+void cli_progress_init(cli_progress *p, skf_progress *out)
+{
+    memset(p, 0, sizeof *p);
+    p->start = cli_now();
+    p->tty = isatty(STDERR_FILENO);
+    out->report = progress_cb;
+    out->user = p;
+}
+
+void cli_progress_finish(cli_progress *p)
+{
+    if (p->drawn) {
+        fprintf(stderr, "\r%-48s\r", "");
+        fflush(stderr);
+    }
+}
+
+static void on_signal(int sig)
+{
+    skf_atomic_unlink_all_temporaries();
+    _exit(128 + sig);
+}
+
+void cli_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}

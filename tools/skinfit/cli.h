@@ -1,0 +1,35 @@
+/* Shared helpers for the command-line tool (the only place that prints/exits). */
+#ifndef SKF_CLI_H
+#define SKF_CLI_H
+
+#include "skinfit/base.h"
+
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_QUALITY = 3 };
+
+#define SKF_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+#include "commands.def"
+#undef SKF_COMMAND
+
+/* Print "skinfit: <message>" on stderr; returns EXIT_BAD_INPUT (or
+ * EXIT_USAGE for SKF_ERR_ARGUMENT when usage_for_argument). */
+int cli_report_error(const skf_error *err);
+/* Print "skinfit <cmd>: <message>\n" plus a hint to --help; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_print_warnings(const skf_warnings *w);
+/* A progress reporter that draws on stderr only when it is a terminal and
+ * the work has run for more than a second. user must point to a cli_progress. */
+typedef struct cli_progress {
+    double start;
+    double last_draw;
+    int drawn;
+    int tty;
+} cli_progress;
+void cli_progress_init(cli_progress *p, skf_progress *out);
+void cli_progress_finish(cli_progress *p);
+double cli_now(void);
+/* Install SIGINT/SIGTERM handlers that unlink open temporaries and exit 130/143. */
+void cli_install_signal_handlers(void);
+
+#endif
