@@ -12,4 +12,4 @@ cmake --build build-asan -j"$jobs" >/dev/null
 echo "== release suite"
 (cd build && ctest --output-on-failure -j"$jobs")
 echo "== ASan+UBSan suite"
-(cd build-asan && ctest --output-on-failure -j"$jobs" -LE slow)
+(cd build-asan && ctest --output-on-failure -j"$jobs")
