@@ -1,0 +1,261 @@
+/* PNG encode/decode through libpng (PNG specification, ISO/IEC 15948:2003).
+ *
+ * libpng reports errors by longjmp; each entry point owns one setjmp frame and
+ * keeps every object it must free in a struct that survives the jump. libpng's
+ * own allocations go through skf_malloc/skf_free so fault injection reaches
+ * them too. Untrusted input: dimensions are checked against the image limits
+ * (png_set_user_limits and skf_image_init) before any pixel buffer exists, and
+ * the read callback refuses to read past the end of the input. */
+#include "skinfit/image.h"
+
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct png_ctx {
+    char message[256];
+    /* write sink */
+    uint8_t *out;
+    size_t out_size, out_cap;
+    int out_nomem;
+    /* read source */
+    const uint8_t *in;
+    size_t in_size, in_pos;
+} png_ctx;
+
+static void on_png_error(png_structp png, png_const_charp msg)
+{
+    png_ctx *c = png_get_error_ptr(png);
+    snprintf(c->message, sizeof c->message, "%s", msg ? msg : "libpng error");
+    png_longjmp(png, 1);
+}
+
+static void on_png_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg; /* libpng warnings (e.g. unknown chunks) are not actionable here */
+}
+
+static png_voidp png_alloc(png_structp png, png_alloc_size_t size)
+{
+    (void)png;
+    return skf_malloc(size ? size : 1);
+}
+
+static void png_dealloc(png_structp png, png_voidp p)
+{
+    (void)png;
+    skf_free(p);
+}
+
+static void png_sink(png_structp png, png_bytep data, png_size_t len)
+{
+    png_ctx *c = png_get_io_ptr(png);
+    if (len > (size_t)-1 - c->out_size) {
+        c->out_nomem = 1;
+        png_error(png, "output too large");
+    }
+    if (c->out_size + len > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        while (cap < c->out_size + len)
+            cap = cap > ((size_t)-1) / 2 ? c->out_size + len : cap * 2;
+        uint8_t *p = skf_realloc_array(c->out, cap, 1);
+        if (!p) {
+            c->out_nomem = 1;
+            png_error(png, "out of memory");
+        }
+        c->out = p;
+        c->out_cap = cap;
+    }
+    memcpy(c->out + c->out_size, data, len);
+    c->out_size += len;
+}
+
+static void png_flush_noop(png_structp png)
+{
+    (void)png;
+}
+
+static bool all_opaque(const skf_image *img)
+{
+    for (int y = 0; y < img->height; ++y) {
+        const uint8_t *row = img->pixels + (size_t)y * img->stride;
+        for (int x = 0; x < img->width; ++x)
+            if (row[4 * x + 3] != 255)
+                return false;
+    }
+    return true;
+}
+
+skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, skf_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    png_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    volatile bool opaque = all_opaque(img);
+    uint8_t *volatile row = NULL;
+    png_structp png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &ctx, on_png_error,
+                                                on_png_warning, NULL, png_alloc, png_dealloc);
+    if (!png)
+        return skf_fail(err, SKF_ERR_NOMEM, "png: encode: out of memory");
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return skf_fail(err, SKF_ERR_NOMEM, "png: encode: out of memory");
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        skf_free(row);
+        skf_free(ctx.out);
+        return skf_fail(err, ctx.out_nomem ? SKF_ERR_NOMEM : SKF_ERR_IO, "png: encode: %s",
+                        ctx.message);
+    }
+    png_set_write_fn(png, &ctx, png_sink, png_flush_noop);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
+                 opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, 6);
+    png_write_info(png, info);
+    if (opaque) {
+        row = skf_malloc_array((size_t)img->width, 3);
+        if (!row) {
+            ctx.out_nomem = 1;
+            png_error(png, "out of memory");
+        }
+    }
+    for (int y = 0; y < img->height; ++y) {
+        const uint8_t *src = img->pixels + (size_t)y * img->stride;
+        if (opaque) {
+            for (int x = 0; x < img->width; ++x)
+                memcpy(row + 3 * (size_t)x, src + 4 * (size_t)x, 3);
+            png_write_row(png, row);
+        } else {
+            png_write_row(png, src);
+        }
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    skf_free(row);
+    *data = ctx.out;
+    *size = ctx.out_size;
+    return SKF_OK;
+}
+
+skf_status skf_png_write(const char *path, const skf_image *img, skf_error *err)
+{
+    uint8_t *data;
+    size_t size;
+    skf_status st = skf_png_encode(img, &data, &size, err);
+    if (st) {
+        skf_error_prefix(err, "%s", path);
+        return st;
+    }
+    st = skf_write_file_atomic(path, data, size, err);
+    skf_free(data);
+    return st;
+}
+
+static void png_source(png_structp png, png_bytep data, png_size_t len)
+{
+    png_ctx *c = png_get_io_ptr(png);
+    if (len > c->in_size - c->in_pos) {
+        snprintf(c->message, sizeof c->message, "byte %zu: truncated (wanted %zu more bytes)",
+                 c->in_size, len - (c->in_size - c->in_pos));
+        png_longjmp(png, 2);
+    }
+    memcpy(data, c->in + c->in_pos, len);
+    c->in_pos += len;
+}
+
+skf_status skf_png_decode(const uint8_t *data, size_t size, const char *name_arg, skf_image *out,
+                          skf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *volatile name = name_arg ? name_arg : "png";
+    if (size < 8 || png_sig_cmp(data, 0, 8))
+        return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 0: not a PNG file (bad signature)", name);
+    png_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.in = data;
+    ctx.in_size = size;
+    skf_image img;
+    memset(&img, 0, sizeof img);
+    png_bytep *volatile rows = NULL;
+    skf_status volatile alloc_status = SKF_OK;
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, on_png_error,
+                                               on_png_warning, NULL, png_alloc, png_dealloc);
+    if (!png)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        skf_free(rows);
+        skf_image_release(&img);
+        if (alloc_status != SKF_OK)
+            return skf_fail(err, alloc_status, "%s: %s", name, ctx.message);
+        return skf_fail(err, SKF_ERR_FORMAT, "%s: %s", name, ctx.message);
+    }
+    png_set_read_fn(png, &ctx, png_source);
+    png_set_user_limits(png, SKF_IMAGE_MAX_SIDE, SKF_IMAGE_MAX_SIDE);
+    png_read_info(png, info);
+    png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    int color = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
+    if (depth == 16)
+        png_set_strip_16(png);
+    if (color == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(png);
+    if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
+        png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_tRNS_to_alpha(png);
+    if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
+    if (!(color & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_filler(png, 0xff, PNG_FILLER_AFTER);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != 4 * (size_t)w) {
+        snprintf(ctx.message, sizeof ctx.message, "IHDR: unsupported pixel layout");
+        png_longjmp(png, 3);
+    }
+    skf_error ie;
+    skf_status st = skf_image_init(&img, (int)w, (int)h, 0, &ie);
+    if (st) {
+        alloc_status = st;
+        snprintf(ctx.message, sizeof ctx.message, "IHDR: %.200s", ie.message);
+        png_longjmp(png, 4);
+    }
+    rows = skf_malloc_array(h, sizeof *rows);
+    if (!rows) {
+        alloc_status = SKF_ERR_NOMEM;
+        snprintf(ctx.message, sizeof ctx.message, "out of memory");
+        png_longjmp(png, 5);
+    }
+    for (png_uint_32 y = 0; y < h; ++y)
+        rows[y] = img.pixels + (size_t)y * img.stride;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    skf_free(rows);
+    *out = img;
+    return SKF_OK;
+}
+
+skf_status skf_png_read(const char *path, skf_image *out, skf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t *data;
+    size_t size;
+    skf_status st = skf_read_file(path, (size_t)1 << 30, &data, &size, err);
+    if (st)
+        return st;
+    st = skf_png_decode(data, size, path, out, err);
+    skf_free(data);
+    return st;
+}
