@@ -1,0 +1,256 @@
+/* skinfit/solve.h — per-frame bone-transform fitting for linear blend skinning.
+ *
+ * Plain arrays only (no glTF here). Design and math: docs/solver.md and
+ * ../shared/notes/solver-math.md.
+ *
+ * Spaces. Rest positions are in BIND space (the space the mesh vertices are
+ * stored in). A solved bone transform T_i maps bind space to the target's
+ * space (world for glTF): for a glTF skin, T_i = joint_world_i × inverse_bind_i,
+ * so joint_world_i = T_i × bind_to_world_i. Skinned point s_j = Σ_i w_ij T_i [v_j;1].
+ *
+ * Transform layout (everywhere in this header): one 3×4 affine matrix
+ * [R | t] per bone as double[12], COLUMN-MAJOR like skinfit/math.h:
+ *     T[c*3 + r] = row r, column c;  R = columns 0..2, t = T[9..11].
+ * A clip or bone set is bone-contiguous: transforms[b*12 + k].
+ * skf_transform34_to_mat4 / _from_mat4 convert to/from the double[16] layout.
+ *
+ * Units: scene units of the input; angles in radians.
+ *
+ * Ownership: skf_solver_new returns a solver owned by the caller
+ * (skf_solver_free). The solver COPIES the rig arrays it needs (rest positions,
+ * weights) — the caller's arrays may be released after skf_solver_new.
+ *
+ * Threads: OpenMP. Per-frame vertex passes are split into FIXED blocks of
+ * vertices whose partial sums are added in block order, and clip solves split
+ * into FIXED chunks of frames: results are bit-identical for any thread count.
+ */
+#ifndef SKINFIT_SOLVE_H
+#define SKINFIT_SOLVE_H
+
+#include "skinfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- rig (input, caller-owned; copied by skf_solver_new) ---------------- */
+
+/* Weights in CSR form: the influences of vertex j are
+ * bone[offsets[j] .. offsets[j+1]-1] with weight[...]. Weights should be ≥ 0
+ * (any real value is accepted; the moment form holds for any weights).
+ * Zero weights are dropped. Duplicate bones within one vertex are allowed
+ * (they add up). */
+typedef struct skf_solve_rig {
+    size_t vertex_count;       /* N */
+    const double *rest;        /* [3N] bind-space rest positions, xyz per vertex */
+    const size_t *offsets;     /* [N+1], offsets[0] = 0, non-decreasing */
+    const uint32_t *bone;      /* [offsets[N]] bone index < bone_count */
+    const double *weight;      /* [offsets[N]] */
+    size_t bone_count;         /* B */
+} skf_solve_rig;
+
+typedef enum skf_solve_start {
+    SKF_SOLVE_START_BEST = 0,  /* default: lower energy of warm start and affine start */
+    SKF_SOLVE_START_WARM,      /* only the transforms passed in (energy never increases) */
+    SKF_SOLVE_START_AFFINE     /* only the affine start (input kept for bones with no weight) */
+} skf_solve_start;
+
+/* Zeroed options = defaults. */
+typedef struct skf_solve_options {
+    double tolerance;      /* stop when a sweep lowers E by < tolerance·N·diag²; 0 → 1e-14 */
+    int max_sweeps;        /* cap on bone sweeps per frame; 0 → 500 */
+    double ridge;          /* relative ridge on the affine system's diagonal blocks; 0 → 1e-10 */
+    skf_solve_start start; /* see above */
+    int threads;           /* OpenMP threads; 0 → omp_get_max_threads() */
+    int chunk_frames;      /* clip solve: frames per independent chunk (each starts affine);
+                              0 → 8; a negative value → one chunk (strictly sequential) */
+} skf_solve_options;
+
+typedef struct skf_solve_stats {
+    int sweeps;            /* bone sweeps run */
+    bool hit_cap;          /* stopped by max_sweeps, not by the tolerance */
+    bool used_affine;      /* the affine start won (or was forced) */
+    double energy_start;   /* E (moment form) of the chosen start */
+    double energy;         /* E (moment form) at the end; may lose digits near 0 */
+    double residual;       /* Σ_j ‖s_j − u_j‖², direct pass over the vertices */
+    double rms;            /* sqrt(residual / N) */
+} skf_solve_stats;
+
+typedef struct skf_solver skf_solver;
+
+/* Precompute everything that depends on the rig only: per-pair moment sums
+ * M_ik (4×4, bones sharing a vertex), the affine system M (4B×4B) and its
+ * Cholesky factor, the rest bounding-box diagonal. Cost O(N·K² + B³).
+ * Errors: SKF_ERR_ARGUMENT (bone index out of range, non-finite rest or weight,
+ * offsets not monotone, N or B zero), SKF_ERR_NOMEM, SKF_ERR_NUMERIC (the
+ * affine system cannot be factored). opt may be NULL (defaults). */
+skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt,
+                          skf_solver **out, skf_error *err);
+void skf_solver_free(skf_solver *s);
+
+size_t skf_solver_vertex_count(const skf_solver *s);
+size_t skf_solver_bone_count(const skf_solver *s);
+/* Rest bounding-box diagonal (bind space), the scale of the stopping test. */
+double skf_solver_diagonal(const skf_solver *s);
+/* Σ_j w_ij² of bone i (μ_i); bones with μ = 0 carry no information and keep
+ * the transform passed in. */
+double skf_solver_bone_mass(const skf_solver *s, size_t bone);
+
+/* Replace the weights (same vertices, same bone count) and redo the per-rig
+ * precomputation (moments, pair list, factorisation). Used by decompose
+ * (alternating transforms and weights); same contract as skf_solver_new. */
+skf_status skf_solver_update_weights(skf_solver *s, const size_t *offsets, const uint32_t *bone,
+                                     const double *weight, skf_error *err);
+
+/* Solve one frame: minimise E(T) = Σ_j ‖Σ_i w_ij T_i [v_j;1] − u_j‖² over
+ * rigid T_i. target: [3N] positions u_j. transforms: [B*12], in: warm start
+ * (pass identities when nothing better is known; also the value kept for
+ * bones with μ = 0), out: the result (rotations orthonormal to ~1e-15).
+ * stats may be NULL. Errors: SKF_ERR_FORMAT when target or the warm start
+ * holds a non-finite number ("frame target: vertex 12"). Does not allocate. */
+skf_status skf_solver_frame(skf_solver *s, const double *target, double *transforms,
+                            skf_solve_stats *stats, skf_error *err);
+
+/* Solve F frames. targets: [F*3N] (frame-major). transforms: [F*B*12]; the
+ * first B*12 values are read as the warm start / fallback of frame 0 (pass
+ * identities); every frame is written. Frames are split into chunks of
+ * opt.chunk_frames consecutive frames solved in parallel; inside a chunk each
+ * frame warm-starts from the previous one and also tries the affine start
+ * (the first frame of a chunk uses the affine start). stats: [F] or NULL.
+ * progress may be NULL. Errors name the frame ("frame 17"). */
+skf_status skf_solver_clip(skf_solver *s, size_t frame_count, const double *targets,
+                           double *transforms, skf_solve_stats *stats,
+                           const skf_progress *progress, skf_error *err);
+
+/* Solve F INDEPENDENT frames (e.g. decompose's transform step, where frame f
+ * warm-starts from its own previous iterate): transforms [F*B*12], in: the
+ * warm start of each frame, out: results. Parallel over frames, same
+ * per-frame result as skf_solver_frame. stats: [F] or NULL. */
+skf_status skf_solver_frames(skf_solver *s, size_t frame_count, const double *targets,
+                             double *transforms, skf_solve_stats *stats, skf_error *err);
+
+/* The skinned surface s_j = Σ_i w_ij T_i [v_j;1] of the solver's rig: out [3N]. */
+void skf_solver_skin(const skf_solver *s, const double *transforms, double *out);
+
+/* ---- building blocks (shared with decompose) ----------------------------- */
+
+/* Horn 1987: the rotation R maximising ⟨R, H⟩ = trace(Rᵀ H), H a 3×3
+ * cross-covariance target × sourceᵀ (column-major double[9]). R: column-major
+ * double[9], det +1. Uses the 4×4 symmetric eigenproblem solved by cyclic
+ * Jacobi rotations. */
+void skf_horn_rotation(const double H[9], double R[9]);
+
+/* Weighted absolute orientation: the rigid [R | t] minimising
+ * Σ_j w_j ‖R p_j + t − q_j‖². src, dst: [3n]; w: [n] or NULL (all 1).
+ * T: double[12] layout above. Returns false (T = identity) when Σ w ≤ 0. */
+bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12]);
+
+/* Symmetric 4×4 eigen-decomposition by cyclic Jacobi rotations to machine
+ * precision. A: row-major 4×4 (only read). evals[4] descending; evecs: column
+ * k (evecs[r*4 + k]) is the unit eigenvector of evals[k]. Returns sweeps used. */
+int skf_sym4_eigen(const double A[16], double evals[4], double evecs[16]);
+
+void skf_transform34_identity(double T[12]);
+void skf_transform34_to_mat4(const double T[12], double m[16]);
+void skf_transform34_from_mat4(const double m[16], double T[12]);
+/* out = T·[p;1] */
+void skf_transform34_apply(const double T[12], const double p[3], double out[3]);
+
+/* ---- rotation-only mode (bone lengths kept) ------------------------------ */
+
+/* Joint forest. parent[i] = index of the nearest ancestor that is a joint,
+ * −1 for roots (free translation). bind_to_world: [B*16] column-major, the
+ * joint's world matrix at bind time (= inverse of its inverse bind matrix);
+ * may carry uniform scale (e.g. Blender's 0.01), not shear. The joint indices
+ * are the solver's bone indices. Caller-owned; copied.
+ *
+ * Model: joint_world_i = joint_world_parent × [local rotation | o_i] with the
+ * local translation o_i fixed at its bind value (o_i = bind_parent⁻¹ · bind
+ * position of i). Unknowns: one rotation per joint, one translation per
+ * root. Hence, in bind space, T_i = [G_i | p_i − G_i b_i] with G_i rotations,
+ * b_i the bind world position of joint i, and p_i = p_parent + G_parent (b_i − b_parent):
+ * ‖p_i − p_parent‖ = ‖b_i − b_parent‖ by construction. */
+typedef struct skf_skeleton {
+    size_t joint_count;           /* must equal the solver's bone count */
+    const int32_t *parent;        /* [B] */
+    const double *bind_to_world;  /* [B*16] */
+} skf_skeleton;
+
+typedef struct skf_rotonly_options {
+    int max_iterations;     /* Levenberg–Marquardt iterations per frame; 0 → 100 */
+    double tolerance;       /* stop when an accepted step lowers E by < tolerance·N·diag²; 0 → 1e-14 */
+} skf_rotonly_options;
+
+typedef struct skf_rotonly_stats {
+    int iterations;
+    bool hit_cap;
+    double energy_start;    /* E at the start (free solution's rotations) */
+    double residual;        /* Σ_j ‖s_j − u_j‖² at the end (direct) */
+    double rms;
+    double max_length_error; /* max_i |‖p_i − p_parent‖ − bind length| / bind length */
+} skf_rotonly_stats;
+
+typedef struct skf_rotonly skf_rotonly;
+
+/* Errors: SKF_ERR_ARGUMENT (count mismatch, parent out of range, a cycle),
+ * SKF_ERR_NUMERIC (a bind matrix singular or with shear), SKF_ERR_NOMEM.
+ * solver must outlive the returned object. opt may be NULL. */
+skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
+                           const skf_rotonly_options *opt, skf_rotonly **out, skf_error *err);
+void skf_rotonly_free(skf_rotonly *r);
+
+/* Solve one frame. target [3N]. free_transforms [B*12]: the free solution of
+ * this frame (its rotations and root positions start the solve).
+ * transforms [B*12] out: the rotation-only skinning transforms
+ * T_i = joint_world_i × inverse_bind_i (in: if prev_valid, a previous
+ * rotation-only result also tried as a start — the lower energy wins).
+ * stats may be NULL. */
+skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double *free_transforms,
+                             double *transforms, bool prev_valid, skf_rotonly_stats *stats,
+                             skf_error *err);
+
+/* Joint world positions p_i implied by rotation-only transforms:
+ * p_i = T_i · b_i. out: [3B]. */
+void skf_rotonly_joint_positions(const skf_rotonly *r, const double *transforms, double *out);
+
+/* ---- quality metrics ------------------------------------------------------ */
+
+/* THE per-vertex error routine (reports and renderer): errors[j] = ‖s_j − u_j‖.
+ * s, u: [3n]. Returns Σ_j errors[j]. errors may be NULL. */
+double skf_vertex_errors(size_t n, const double *s, const double *u, double *errors);
+
+/* Bounding-box diagonal of n points [3n] (0 for n = 0). */
+double skf_bbox_diagonal(size_t n, const double *p);
+
+/* Clip-level accumulator: quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
+ * vertices of all frames added; mean / max of ‖s−u‖ as % of diagonal. */
+typedef struct skf_quality_acc {
+    double diagonal;       /* rest bounding-box diagonal of the target (scene units) */
+    double sum_error;      /* ΣΣ ‖s − u‖ */
+    double sum_motion;     /* ΣΣ ‖u − r‖ */
+    double sum_sq_error;   /* ΣΣ ‖s − u‖² */
+    double max_error;      /* max ‖s − u‖ */
+    size_t count;          /* vertex-frames added */
+} skf_quality_acc;
+
+typedef struct skf_quality {
+    double quality;        /* 1 − sum_error / sum_motion (1 when both are 0, −inf-safe: 0 motion
+                              with error gives −HUGE_VAL) */
+    double mean_error_pct; /* 100 · mean ‖s−u‖ / diagonal */
+    double max_error_pct;  /* 100 · max ‖s−u‖ / diagonal */
+    double rms;            /* sqrt(mean ‖s−u‖²), scene units */
+} skf_quality;
+
+void skf_quality_init(skf_quality_acc *acc, double diagonal);
+/* Add one frame: s skinned, u target, r target at bind pose, all [3n].
+ * errors: [n] out (per-vertex ‖s−u‖) or NULL. */
+void skf_quality_add_frame(skf_quality_acc *acc, size_t n, const double *s, const double *u,
+                           const double *r, double *errors);
+/* Merge b into a (same diagonal). */
+void skf_quality_merge(skf_quality_acc *a, const skf_quality_acc *b);
+skf_quality skf_quality_result(const skf_quality_acc *acc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,116 @@
+/* Weighted absolute orientation by unit quaternions.
+ *
+ * Reference: B. K. P. Horn, "Closed-form solution of absolute orientation
+ * using unit quaternions", J. Opt. Soc. Am. A 4(4):629–642, 1987.
+ *
+ * Given the 3×3 cross-covariance H = Σ w (target)(source)ᵀ of centred point
+ * sets, the rotation maximising ⟨R, H⟩ = trace(Rᵀ H) is the unit quaternion
+ * that is the eigenvector of the largest eigenvalue of Horn's symmetric 4×4
+ * matrix N built from S = Hᵀ (S_ab = Σ w source_a target_b), eq. (4.3)–(4.5)
+ * of the paper. The eigenproblem is solved with cyclic Jacobi rotations
+ * (src/base/jacobi4.c), exact to rounding even when the top eigenvalues are
+ * close — which is where power iteration stalls.
+ */
+#include "skinfit/solve.h"
+#include "skinfit/math.h"
+
+#include <math.h>
+#include <string.h>
+
+void skf_horn_rotation(const double H[9], double R[9])
+{
+    /* S_ab = H[b][a]; H column-major: H[c*3 + r] = H[r][c] → S_ab = H[a*3 + b]. */
+#define S(a, b) H[(a) * 3 + (b)]
+    double sxx = S(0, 0), sxy = S(0, 1), sxz = S(0, 2);
+    double syx = S(1, 0), syy = S(1, 1), syz = S(1, 2);
+    double szx = S(2, 0), szy = S(2, 1), szz = S(2, 2);
+#undef S
+    double N[16] = {
+        sxx + syy + szz, syz - szy,        szx - sxz,        sxy - syx,
+        syz - szy,       sxx - syy - szz,  sxy + syx,        szx + sxz,
+        szx - sxz,       sxy + syx,        -sxx + syy - szz, syz + szy,
+        sxy - syx,       szx + sxz,        syz + szy,        -sxx - syy + szz,
+    };
+    double ev[4], V[16];
+    skf_sym4_eigen(N, ev, V);
+    /* Horn's quaternion order is (w, x, y, z); skinfit's is (x, y, z, w). */
+    double q[4] = {V[1 * 4 + 0], V[2 * 4 + 0], V[3 * 4 + 0], V[0 * 4 + 0]};
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(n > 0)) {
+        memset(R, 0, 9 * sizeof *R);
+        R[0] = R[4] = R[8] = 1;
+        return;
+    }
+    for (int k = 0; k < 4; ++k)
+        q[k] /= n;
+    skf_quat_to_mat3(R, q);
+}
+
+void skf_transform34_identity(double T[12])
+{
+    memset(T, 0, 12 * sizeof *T);
+    T[0] = T[4] = T[8] = 1;
+}
+
+void skf_transform34_to_mat4(const double T[12], double m[16])
+{
+    for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 3; ++r)
+            m[c * 4 + r] = T[c * 3 + r];
+        m[c * 4 + 3] = (c == 3) ? 1.0 : 0.0;
+    }
+}
+
+void skf_transform34_from_mat4(const double m[16], double T[12])
+{
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r)
+            T[c * 3 + r] = m[c * 4 + r];
+}
+
+void skf_transform34_apply(const double T[12], const double p[3], double out[3])
+{
+    double o[3];
+    for (int r = 0; r < 3; ++r)
+        o[r] = T[r] * p[0] + T[3 + r] * p[1] + T[6 + r] * p[2] + T[9 + r];
+    memcpy(out, o, sizeof o);
+}
+
+bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12])
+{
+    double W = 0, cs[3] = {0, 0, 0}, cd[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        double wj = w ? w[j] : 1.0;
+        W += wj;
+        for (int k = 0; k < 3; ++k) {
+            cs[k] += wj * src[3 * j + k];
+            cd[k] += wj * dst[3 * j + k];
+        }
+    }
+    skf_transform34_identity(T);
+    if (!(W > 0))
+        return false;
+    for (int k = 0; k < 3; ++k) {
+        cs[k] /= W;
+        cd[k] /= W;
+    }
+    double H[9] = {0};
+    for (size_t j = 0; j < n; ++j) {
+        double wj = w ? w[j] : 1.0;
+        double a[3], b[3];
+        for (int k = 0; k < 3; ++k) {
+            a[k] = src[3 * j + k] - cs[k];
+            b[k] = dst[3 * j + k] - cd[k];
+        }
+        for (int c = 0; c < 3; ++c)
+            for (int r = 0; r < 3; ++r)
+                H[c * 3 + r] += wj * b[r] * a[c];
+    }
+    skf_horn_rotation(H, T);
+    double rc[3];
+    for (int r = 0; r < 3; ++r)
+        rc[r] = T[r] * cs[0] + T[3 + r] * cs[1] + T[6 + r] * cs[2];
+    for (int r = 0; r < 3; ++r)
+        T[9 + r] = cd[r] - rc[r];
+    return true;
+}

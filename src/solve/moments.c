@@ -1,0 +1,310 @@
+/* Moment sums: make bone sweeps independent of the vertex count.
+ *
+ * Reference: B. H. Le and Z. Deng, "Smooth Skinning Decomposition with Rigid
+ * Bones", ACM TOG 31(6), 2012 (SSDR) — the rewriting of the LBS energy through
+ * per-bone-pair moment matrices that Dem Bones implements; notation of
+ * ../shared/notes/solver-math.md.
+ *
+ * Once per rig:   M_ik = Σ_j w_ij w_kj ṽ_j ṽ_jᵀ   (4×4, bones i, k sharing a vertex)
+ * Once per frame: C_i  = Σ_j w_ij u_j ṽ_jᵀ        (3×4), U = Σ_j ‖u_j‖²
+ * Then E(T) = U − 2 Σ_i ⟨T_i, C_i⟩ + Σ_i Σ_k ⟨T_i M_ik, T_k⟩.
+ *
+ * M_ik is symmetric and equals M_ki, so one 4×4 is stored per unordered pair.
+ * The moment form of E loses digits to cancellation near E = 0 (U and the
+ * cross terms are of size N·diag²): it drives the convergence test only; the
+ * reported residual comes from a direct pass over the vertices.
+ */
+#include "solve_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t find_pair(const skf_solver *s, uint32_t a, uint32_t b)
+{
+    size_t lo = s->nb_off[a], hi = s->nb_off[a + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->nb_bone[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return s->nb_pair[lo]; /* present by construction */
+}
+
+skf_status skf__solve_moments(skf_solver *s, skf_error *err)
+{
+    const size_t B = s->B, n = s->n;
+    skf_free(s->nb_off);
+    skf_free(s->nb_bone);
+    skf_free(s->nb_pair);
+    skf_free(s->pair_M);
+    skf_free(s->self_pair);
+    skf_free(s->mu);
+    s->nb_off = NULL;
+    s->nb_bone = NULL;
+    s->nb_pair = NULL;
+    s->pair_M = NULL;
+    s->self_pair = NULL;
+    s->mu = NULL;
+
+    size_t total = 0;
+    for (size_t j = 0; j < n; ++j) {
+        size_t k = s->offsets[j + 1] - s->offsets[j];
+        total += k * (k + 1) / 2;
+    }
+    uint64_t *keys = skf_malloc_array(total ? total : 1, sizeof *keys);
+    if (!keys)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu pairs)", total);
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p)
+            for (size_t q = p; q < s->offsets[j + 1]; ++q) {
+                uint64_t a = s->bone[p], b = s->bone[q];
+                if (a > b) {
+                    uint64_t t = a;
+                    a = b;
+                    b = t;
+                }
+                keys[m++] = a * (uint64_t)B + b;
+            }
+    qsort(keys, m, sizeof *keys, cmp_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < m; ++i)
+        if (u == 0 || keys[i] != keys[u - 1])
+            keys[u++] = keys[i];
+    /* every bone gets its self pair, even with no vertex (keeps lookups simple) */
+    size_t extra = 0;
+    {
+        bool *has = skf_calloc(B, sizeof *has);
+        if (!has) {
+            skf_free(keys);
+            return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory");
+        }
+        for (size_t i = 0; i < u; ++i)
+            if (keys[i] / B == keys[i] % B)
+                has[keys[i] / B] = true;
+        for (size_t b = 0; b < B; ++b)
+            extra += !has[b];
+        if (extra) {
+            uint64_t *k2 = skf_realloc_array(keys, u + extra, sizeof *keys);
+            if (!k2) {
+                skf_free(has);
+                skf_free(keys);
+                return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory");
+            }
+            keys = k2;
+            for (size_t b = 0; b < B; ++b)
+                if (!has[b])
+                    keys[u++] = (uint64_t)b * B + b;
+            qsort(keys, u, sizeof *keys, cmp_u64);
+        }
+        skf_free(has);
+    }
+    s->pair_count = u;
+    s->nb_off = skf_calloc(B + 1, sizeof *s->nb_off);
+    s->nb_bone = skf_malloc_array(2 * u, sizeof *s->nb_bone);
+    s->nb_pair = skf_malloc_array(2 * u, sizeof *s->nb_pair);
+    s->pair_M = skf_calloc(u * 16, sizeof *s->pair_M);
+    s->self_pair = skf_malloc_array(B, sizeof *s->self_pair);
+    s->mu = skf_calloc(B, sizeof *s->mu);
+    size_t *fill = skf_calloc(B, sizeof *fill);
+    if (!s->nb_off || !s->nb_bone || !s->nb_pair || !s->pair_M || !s->self_pair || !s->mu || !fill) {
+        skf_free(fill);
+        skf_free(keys);
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu bone pairs)", u);
+    }
+    for (size_t i = 0; i < u; ++i) {
+        size_t a = keys[i] / B, b = keys[i] % B;
+        s->nb_off[a + 1]++;
+        if (a != b)
+            s->nb_off[b + 1]++;
+    }
+    for (size_t b = 0; b < B; ++b)
+        s->nb_off[b + 1] += s->nb_off[b];
+    /* keys sorted by (a, b): for bone x, entries with a = x come in b order,
+     * entries with b = x (a < x) must precede them; fill in two passes. */
+    for (size_t i = 0; i < u; ++i) {
+        size_t a = keys[i] / B, b = keys[i] % B;
+        if (a != b) {
+            size_t at = s->nb_off[b] + fill[b]++;
+            s->nb_bone[at] = (uint32_t)a;
+            s->nb_pair[at] = i;
+        }
+    }
+    for (size_t i = 0; i < u; ++i) {
+        size_t a = keys[i] / B, b = keys[i] % B;
+        size_t at = s->nb_off[a] + fill[a]++;
+        s->nb_bone[at] = (uint32_t)b;
+        s->nb_pair[at] = i;
+        if (a == b)
+            s->self_pair[a] = i;
+    }
+    skf_free(fill);
+    skf_free(keys);
+
+    for (size_t j = 0; j < n; ++j) {
+        const double *v = s->rest + 3 * j;
+        double vt[4] = {v[0], v[1], v[2], 1.0}, vv[16];
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c)
+                vv[r * 4 + c] = vt[r] * vt[c];
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p)
+            for (size_t q = p; q < s->offsets[j + 1]; ++q) {
+                double ww = s->weight[p] * s->weight[q];
+                double *M = s->pair_M + 16 * find_pair(s, s->bone[p], s->bone[q]);
+                for (int e = 0; e < 16; ++e)
+                    M[e] += ww * vv[e];
+            }
+    }
+    for (size_t b = 0; b < B; ++b)
+        s->mu[b] = s->pair_M[16 * s->self_pair[b] + 15];
+    return SKF_OK;
+}
+
+static void block_range(const skf_solver *s, size_t blk, size_t *j0, size_t *j1)
+{
+    *j0 = blk * SKF_SOLVE_BLOCK;
+    *j1 = *j0 + SKF_SOLVE_BLOCK;
+    if (*j1 > s->n)
+        *j1 = s->n;
+}
+
+static void moments_block(const skf_solver *s, skf_solve_ws *ws, const double *target, size_t blk)
+{
+    const size_t B12 = s->B * 12;
+    double *C = ws->Cblk + blk * B12;
+    memset(C, 0, B12 * sizeof *C);
+    double U = 0;
+    size_t j0, j1;
+    block_range(s, blk, &j0, &j1);
+    for (size_t j = j0; j < j1; ++j) {
+        const double *v = s->rest + 3 * j, *uj = target + 3 * j;
+        U += uj[0] * uj[0] + uj[1] * uj[1] + uj[2] * uj[2];
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
+            double w = s->weight[p];
+            double wu[3] = {w * uj[0], w * uj[1], w * uj[2]};
+            double *Ci = C + 12 * (size_t)s->bone[p];
+            for (int c = 0; c < 3; ++c)
+                for (int r = 0; r < 3; ++r)
+                    Ci[c * 3 + r] += wu[r] * v[c];
+            for (int r = 0; r < 3; ++r)
+                Ci[9 + r] += wu[r];
+        }
+    }
+    ws->sblk[blk] = U;
+}
+
+void skf__solve_frame_moments(const skf_solver *s, skf_solve_ws *ws, const double *target,
+                              bool parallel)
+{
+    const size_t B12 = s->B * 12;
+    const long nb = (long)s->blocks;
+    if (parallel && nb > 1) {
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long blk = 0; blk < nb; ++blk)
+            moments_block(s, ws, target, (size_t)blk);
+    } else {
+        for (long blk = 0; blk < nb; ++blk)
+            moments_block(s, ws, target, (size_t)blk);
+    }
+    memcpy(ws->C, ws->Cblk, B12 * sizeof *ws->C);
+    ws->U = ws->sblk[0];
+    for (size_t blk = 1; blk < s->blocks; ++blk) {
+        const double *Cb = ws->Cblk + blk * B12;
+        for (size_t e = 0; e < B12; ++e)
+            ws->C[e] += Cb[e];
+        ws->U += ws->sblk[blk];
+    }
+}
+
+/* ⟨Ta M, Tb⟩ with M symmetric 4×4 row-major, T 3×4 column-major. */
+static double pair_term(const double *Ta, const double *M, const double *Tb)
+{
+    double e = 0;
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r) {
+            double tm = Ta[r] * M[c] + Ta[3 + r] * M[4 + c] + Ta[6 + r] * M[8 + c] +
+                        Ta[9 + r] * M[12 + c];
+            e += tm * Tb[c * 3 + r];
+        }
+    return e;
+}
+
+double skf__solve_energy(const skf_solver *s, const skf_solve_ws *ws, const double *T)
+{
+    double lin = 0, quad = 0;
+    for (size_t i = 0; i < s->B; ++i) {
+        const double *Ti = T + 12 * i, *Ci = ws->C + 12 * i;
+        for (int e = 0; e < 12; ++e)
+            lin += Ti[e] * Ci[e];
+        for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
+            size_t k = s->nb_bone[at];
+            if (k < i)
+                continue;
+            double t = pair_term(Ti, s->pair_M + 16 * s->nb_pair[at], T + 12 * k);
+            quad += (k == i) ? t : 2 * t;
+        }
+    }
+    return ws->U - 2 * lin + quad;
+}
+
+static void residual_block(const skf_solver *s, skf_solve_ws *ws, const double *T,
+                           const double *target, size_t blk)
+{
+    size_t j0, j1;
+    block_range(s, blk, &j0, &j1);
+    double sum = 0;
+    for (size_t j = j0; j < j1; ++j) {
+        const double *v = s->rest + 3 * j;
+        double d[3] = {-target[3 * j], -target[3 * j + 1], -target[3 * j + 2]};
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
+            const double *Tb = T + 12 * (size_t)s->bone[p];
+            double w = s->weight[p];
+            for (int r = 0; r < 3; ++r)
+                d[r] += w * (Tb[r] * v[0] + Tb[3 + r] * v[1] + Tb[6 + r] * v[2] + Tb[9 + r]);
+        }
+        sum += d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    }
+    ws->sblk[blk] = sum;
+}
+
+double skf__solve_residual(const skf_solver *s, skf_solve_ws *ws, const double *T,
+                           const double *target, bool parallel)
+{
+    const long nb = (long)s->blocks;
+    if (parallel && nb > 1) {
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long blk = 0; blk < nb; ++blk)
+            residual_block(s, ws, T, target, (size_t)blk);
+    } else {
+        for (long blk = 0; blk < nb; ++blk)
+            residual_block(s, ws, T, target, (size_t)blk);
+    }
+    double sum = 0;
+    for (size_t blk = 0; blk < s->blocks; ++blk)
+        sum += ws->sblk[blk];
+    return sum;
+}
+
+void skf_solver_skin(const skf_solver *s, const double *T, double *out)
+{
+    for (size_t j = 0; j < s->n; ++j) {
+        const double *v = s->rest + 3 * j;
+        double d[3] = {0, 0, 0};
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
+            const double *Tb = T + 12 * (size_t)s->bone[p];
+            double w = s->weight[p];
+            for (int r = 0; r < 3; ++r)
+                d[r] += w * (Tb[r] * v[0] + Tb[3 + r] * v[1] + Tb[6 + r] * v[2] + Tb[9 + r]);
+        }
+        memcpy(out + 3 * j, d, sizeof d);
+    }
+}

@@ -1,0 +1,403 @@
+/* The per-frame bone-transform solver: object lifetime, per-frame driver
+ * (start selection, sweeps, residual) and the clip-level loops.
+ *
+ * Algorithm and references: src/solve/{moments,affine_init,bone_sweep,horn}.c
+ * and docs/solver.md. Thread model: a single-frame call parallelises the
+ * vertex passes over fixed blocks; a clip call parallelises over fixed chunks
+ * of consecutive frames (each chunk starts from the affine solution, later
+ * frames warm-start from their predecessor). Both orders of summation are
+ * fixed, so results do not depend on the thread count.
+ */
+#include "solve_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+static void resolve_options(skf_solve_options *o, const skf_solve_options *in)
+{
+    memset(o, 0, sizeof *o);
+    if (in)
+        *o = *in;
+    if (!(o->tolerance > 0))
+        o->tolerance = 1e-14;
+    if (o->max_sweeps <= 0)
+        o->max_sweeps = 500;
+    if (!(o->ridge > 0))
+        o->ridge = 1e-10;
+    if (o->chunk_frames == 0)
+        o->chunk_frames = 8;
+}
+
+skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws)
+{
+    const size_t B12 = s->B * 12;
+    memset(ws, 0, sizeof *ws);
+    ws->C = skf_malloc_array(B12, sizeof *ws->C);
+    ws->Cblk = skf_malloc_array(s->blocks * B12, sizeof *ws->Cblk);
+    ws->sblk = skf_malloc_array(s->blocks, sizeof *ws->sblk);
+    ws->Taff = skf_malloc_array(B12, sizeof *ws->Taff);
+    ws->rhs = skf_malloc_array(s->B * 12, sizeof *ws->rhs);
+    ws->rhs2 = skf_malloc_array(s->B * 12, sizeof *ws->rhs2);
+    if (!ws->C || !ws->Cblk || !ws->sblk || !ws->Taff || !ws->rhs || !ws->rhs2) {
+        skf__solve_ws_release(ws);
+        return SKF_ERR_NOMEM;
+    }
+    return SKF_OK;
+}
+
+void skf__solve_ws_release(skf_solve_ws *ws)
+{
+    skf_free(ws->C);
+    skf_free(ws->Cblk);
+    skf_free(ws->sblk);
+    skf_free(ws->Taff);
+    skf_free(ws->rhs);
+    skf_free(ws->rhs2);
+    memset(ws, 0, sizeof *ws);
+}
+
+/* Copy the weights into canonical CSR (zeros dropped, duplicates merged). */
+static skf_status set_weights(skf_solver *s, const size_t *offsets, const uint32_t *bone,
+                              const double *weight, skf_error *err)
+{
+    const size_t n = s->n;
+    if (!offsets || !bone || !weight)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: weights missing");
+    if (offsets[0] != 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: offsets[0] = %zu, expected 0", offsets[0]);
+    for (size_t j = 0; j < n; ++j) {
+        if (offsets[j + 1] < offsets[j])
+            return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: vertex %zu: offsets decrease", j);
+        if (offsets[j + 1] - offsets[j] > 64)
+            return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: vertex %zu: %zu influences (limit 64)",
+                            j, offsets[j + 1] - offsets[j]);
+        for (size_t p = offsets[j]; p < offsets[j + 1]; ++p) {
+            if (bone[p] >= s->B)
+                return skf_fail(err, SKF_ERR_ARGUMENT,
+                                "solver: rig: vertex %zu: bone %u out of range (%zu bones)", j,
+                                (unsigned)bone[p], s->B);
+            if (!isfinite(weight[p]))
+                return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: vertex %zu: non-finite weight", j);
+        }
+    }
+    const size_t nnz = offsets[n];
+    size_t *off = skf_malloc_array(n + 1, sizeof *off);
+    uint32_t *bo = skf_malloc_array(nnz ? nnz : 1, sizeof *bo);
+    double *we = skf_malloc_array(nnz ? nnz : 1, sizeof *we);
+    if (!off || !bo || !we) {
+        skf_free(off);
+        skf_free(bo);
+        skf_free(we);
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: rig: out of memory (%zu weights)", nnz);
+    }
+    size_t m = 0;
+    off[0] = 0;
+    for (size_t j = 0; j < n; ++j) {
+        size_t first = m;
+        for (size_t p = offsets[j]; p < offsets[j + 1]; ++p) {
+            size_t q = first;
+            while (q < m && bo[q] != bone[p])
+                ++q;
+            if (q < m) {
+                we[q] += weight[p];
+            } else {
+                bo[m] = bone[p];
+                we[m++] = weight[p];
+            }
+        }
+        size_t keep = first;
+        for (size_t q = first; q < m; ++q)
+            if (we[q] != 0) {
+                bo[keep] = bo[q];
+                we[keep++] = we[q];
+            }
+        m = keep;
+        off[j + 1] = m;
+    }
+    skf_free(s->offsets);
+    skf_free(s->bone);
+    skf_free(s->weight);
+    s->offsets = off;
+    s->bone = bo;
+    s->weight = we;
+    return SKF_OK;
+}
+
+skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt, skf_solver **out,
+                          skf_error *err)
+{
+    *out = NULL;
+    if (!rig || !rig->rest)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: missing rest positions");
+    if (rig->vertex_count == 0 || rig->bone_count == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: %zu vertices, %zu bones (need ≥ 1 each)",
+                        rig->vertex_count, rig->bone_count);
+    if (rig->bone_count > SKF_SOLVE_MAX_BONES)
+        return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu bones (limit %d)", rig->bone_count,
+                        SKF_SOLVE_MAX_BONES);
+    if (rig->vertex_count > ((size_t)1 << 40))
+        return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu vertices", rig->vertex_count);
+    for (size_t j = 0; j < 3 * rig->vertex_count; ++j)
+        if (!isfinite(rig->rest[j]))
+            return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: vertex %zu: non-finite rest position",
+                            j / 3);
+    skf_solver *s = skf_calloc(1, sizeof *s);
+    if (!s)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory");
+    s->n = rig->vertex_count;
+    s->B = rig->bone_count;
+    resolve_options(&s->opt, opt);
+    s->threads = s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
+    if (s->threads < 1)
+        s->threads = 1;
+    s->blocks = (s->n + SKF_SOLVE_BLOCK - 1) / SKF_SOLVE_BLOCK;
+    s->rest = skf_malloc_array(3 * s->n, sizeof *s->rest);
+    if (!s->rest) {
+        skf_solver_free(s);
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (%zu vertices)", s->n);
+    }
+    memcpy(s->rest, rig->rest, 3 * s->n * sizeof *s->rest);
+    s->diag = skf_bbox_diagonal(s->n, s->rest);
+    if (!(s->diag > 0))
+        s->diag = 1.0; /* all vertices coincide: any scale will do */
+    skf_status st = skf_solver_update_weights(s, rig->offsets, rig->bone, rig->weight, err);
+    if (st == SKF_OK && skf__solve_ws_init(s, &s->ws) != SKF_OK)
+        st = skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (workspace)");
+    if (st != SKF_OK) {
+        skf_solver_free(s);
+        return st;
+    }
+    *out = s;
+    return SKF_OK;
+}
+
+skf_status skf_solver_update_weights(skf_solver *s, const size_t *offsets, const uint32_t *bone,
+                                     const double *weight, skf_error *err)
+{
+    skf_status st = set_weights(s, offsets, bone, weight, err);
+    if (st == SKF_OK)
+        st = skf__solve_moments(s, err);
+    if (st == SKF_OK)
+        st = skf__solve_affine_factor(s, err);
+    return st;
+}
+
+void skf_solver_free(skf_solver *s)
+{
+    if (!s)
+        return;
+    skf_free(s->rest);
+    skf_free(s->offsets);
+    skf_free(s->bone);
+    skf_free(s->weight);
+    skf_free(s->nb_off);
+    skf_free(s->nb_bone);
+    skf_free(s->nb_pair);
+    skf_free(s->pair_M);
+    skf_free(s->self_pair);
+    skf_free(s->mu);
+    skf_free(s->chol);
+    skf__solve_ws_release(&s->ws);
+    skf_free(s);
+}
+
+size_t skf_solver_vertex_count(const skf_solver *s) { return s->n; }
+size_t skf_solver_bone_count(const skf_solver *s) { return s->B; }
+double skf_solver_diagonal(const skf_solver *s) { return s->diag; }
+double skf_solver_bone_mass(const skf_solver *s, size_t bone)
+{
+    return bone < s->B ? s->mu[bone] : 0.0;
+}
+
+static skf_status check_finite(const double *a, size_t n, size_t stride, const char *what,
+                               skf_error *err)
+{
+    for (size_t i = 0; i < n * stride; ++i)
+        if (!isfinite(a[i]))
+            return skf_fail(err, SKF_ERR_FORMAT, "%s: %s %zu: non-finite value", what,
+                            stride == 3 ? "vertex" : "bone", i / stride);
+    return SKF_OK;
+}
+
+/* The per-frame solve. T: in warm start / fallback, out result. */
+static void solve_one(const skf_solver *s, skf_solve_ws *ws, const double *target, double *T,
+                      skf_solve_start mode, bool parallel, skf_solve_stats *st)
+{
+    const size_t B12 = s->B * 12;
+    skf__solve_frame_moments(s, ws, target, parallel);
+    memset(st, 0, sizeof *st);
+    double e_warm = HUGE_VAL;
+    if (mode != SKF_SOLVE_START_AFFINE)
+        e_warm = skf__solve_energy(s, ws, T);
+    if (mode != SKF_SOLVE_START_WARM) {
+        skf__solve_affine_start(s, ws, T);
+        double e_aff = skf__solve_energy(s, ws, ws->Taff);
+        if (mode == SKF_SOLVE_START_AFFINE || e_aff < e_warm || !isfinite(e_warm)) {
+            memcpy(T, ws->Taff, B12 * sizeof *T);
+            e_warm = e_aff;
+            st->used_affine = true;
+        }
+    }
+    st->energy_start = e_warm;
+    skf__solve_sweeps(s, ws, T, st);
+    st->energy = skf__solve_energy(s, ws, T);
+    st->residual = skf__solve_residual(s, ws, T, target, parallel);
+    st->rms = sqrt(st->residual / (double)s->n);
+}
+
+skf_status skf_solver_frame(skf_solver *s, const double *target, double *transforms,
+                            skf_solve_stats *stats, skf_error *err)
+{
+    skf_status rc = check_finite(target, s->n, 3, "frame target", err);
+    if (rc == SKF_OK)
+        rc = check_finite(transforms, s->B, 12, "warm start", err);
+    if (rc != SKF_OK)
+        return rc;
+    skf_solve_stats st;
+    solve_one(s, &s->ws, target, transforms, s->opt.start, s->threads > 1, &st);
+    if (stats)
+        *stats = st;
+    return SKF_OK;
+}
+
+static skf_status check_frames(const skf_solver *s, size_t F, const double *targets, skf_error *err)
+{
+    for (size_t f = 0; f < F; ++f) {
+        skf_status rc = check_finite(targets + f * 3 * s->n, s->n, 3, "target", err);
+        if (rc != SKF_OK) {
+            skf_error_prefix(err, "frame %zu", f);
+            return rc;
+        }
+    }
+    return SKF_OK;
+}
+
+static skf_solve_ws *make_workspaces(const skf_solver *s, int count)
+{
+    skf_solve_ws *ws = skf_calloc((size_t)count, sizeof *ws);
+    if (!ws)
+        return NULL;
+    for (int t = 0; t < count; ++t)
+        if (skf__solve_ws_init(s, &ws[t]) != SKF_OK) {
+            for (int u = 0; u < t; ++u)
+                skf__solve_ws_release(&ws[u]);
+            skf_free(ws);
+            return NULL;
+        }
+    return ws;
+}
+
+static void free_workspaces(skf_solve_ws *ws, int count)
+{
+    for (int t = 0; t < count; ++t)
+        skf__solve_ws_release(&ws[t]);
+    skf_free(ws);
+}
+
+skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, double *transforms,
+                           skf_solve_stats *stats, const skf_progress *progress, skf_error *err)
+{
+    if (F == 0)
+        return SKF_OK;
+    const size_t B12 = s->B * 12, N3 = 3 * s->n;
+    skf_status rc = check_frames(s, F, targets, err);
+    if (rc == SKF_OK)
+        rc = check_finite(transforms, s->B, 12, "warm start", err);
+    if (rc != SKF_OK)
+        return rc;
+    size_t chunk = s->opt.chunk_frames < 0 ? F : (size_t)s->opt.chunk_frames;
+    size_t nc = (F + chunk - 1) / chunk;
+    int nt = s->threads;
+    if ((size_t)nt > nc)
+        nt = (int)nc;
+    double *init = skf_malloc_array(B12, sizeof *init);
+    skf_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
+    if (!init || (nt > 1 && !ws)) {
+        skf_free(init);
+        if (ws)
+            free_workspaces(ws, nt);
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: clip: out of memory (%d workspaces)", nt);
+    }
+    memcpy(init, transforms, B12 * sizeof *init);
+    size_t done = 0;
+    int cancelled = 0;
+    /* A single chunk keeps the vertex passes parallel; several chunks run in
+     * parallel themselves (no nesting). */
+    const bool inner_parallel = (nc == 1 && s->threads > 1);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long c = 0; c < (long)nc; ++c) {
+        int cancel_now;
+#pragma omp atomic read
+        cancel_now = cancelled;
+        if (cancel_now)
+            continue;
+        skf_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
+        size_t f0 = (size_t)c * chunk, f1 = f0 + chunk < F ? f0 + chunk : F;
+        for (size_t f = f0; f < f1; ++f) {
+            double *T = transforms + f * B12;
+            skf_solve_start mode = s->opt.start;
+            if (f == f0) {
+                memcpy(T, init, B12 * sizeof *T);
+                mode = SKF_SOLVE_START_BEST;
+            } else {
+                memcpy(T, T - B12, B12 * sizeof *T);
+            }
+            skf_solve_stats st;
+            solve_one(s, w, targets + f * N3, T, mode, inner_parallel, &st);
+            if (stats)
+                stats[f] = st;
+        }
+        if (progress && progress->report) {
+#pragma omp critical(skf_solver_progress)
+            {
+                done += f1 - f0;
+                if (!cancelled && skf_progress_report(progress, (double)done / (double)F, "solve")) {
+#pragma omp atomic write
+                    cancelled = 1;
+                }
+            }
+        }
+    }
+    skf_free(init);
+    if (ws)
+        free_workspaces(ws, nt);
+    if (cancelled)
+        return skf_fail(err, SKF_ERR_CANCELLED, "solver: clip: cancelled");
+    return SKF_OK;
+}
+
+skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, double *transforms,
+                             skf_solve_stats *stats, skf_error *err)
+{
+    if (F == 0)
+        return SKF_OK;
+    const size_t B12 = s->B * 12, N3 = 3 * s->n;
+    skf_status rc = check_frames(s, F, targets, err);
+    for (size_t f = 0; rc == SKF_OK && f < F; ++f) {
+        rc = check_finite(transforms + f * B12, s->B, 12, "warm start", err);
+        if (rc != SKF_OK)
+            skf_error_prefix(err, "frame %zu", f);
+    }
+    if (rc != SKF_OK)
+        return rc;
+    int nt = s->threads;
+    if ((size_t)nt > F)
+        nt = (int)F;
+    skf_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
+    if (nt > 1 && !ws)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: frames: out of memory (%d workspaces)", nt);
+    const bool inner_parallel = (F == 1 && s->threads > 1);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long f = 0; f < (long)F; ++f) {
+        skf_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
+        skf_solve_stats st;
+        solve_one(s, w, targets + (size_t)f * N3, transforms + (size_t)f * B12, s->opt.start,
+                  inner_parallel, &st);
+        if (stats)
+            stats[f] = st;
+    }
+    if (ws)
+        free_workspaces(ws, nt);
+    return SKF_OK;
+}
