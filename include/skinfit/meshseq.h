@@ -72,6 +72,50 @@ skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *nam
  * (fps 0 → 24). Positions are rounded to float32. */
 skf_status skf_mdd_write(const char *path, const skf_meshseq *seq, skf_error *err);
 
+/* ---- PC2 and OBJ sequences (rig engineer; src/io/pc2.c, src/io/objseq.c) ----
+ *
+ * PC2 (little-endian): char[12] "POINTCACHE2\0", int32 version (1),
+ * int32 numPoints, float32 startFrame, float32 sampleRate, int32 numSamples,
+ * then numSamples × numPoints × float32 xyz. startFrame and sampleRate are
+ * in frames (Blender writes the first frame and the frame step), so PC2 has
+ * no clock: reading gives fps = 0 and start_time = 0; writing stores
+ * startFrame = start_time × fps (0 when fps is 0) and sampleRate = 1.
+ */
+
+/* Limits shared by the sequence readers (SKF_ERR_LIMIT names them). */
+#define SKF_MESHSEQ_MAX_VERTICES ((size_t)1 << 28)
+#define SKF_MESHSEQ_MAX_FRAMES ((size_t)1 << 24)
+#define SKF_MESHSEQ_MAX_BYTES ((size_t)4 << 30)
+
+/* Read a PC2 file. Header counts are checked against the file size before
+ * anything is allocated; NaN/Inf coordinates and zero points or frames are
+ * errors naming the file and byte offset. positions are the stored floats. */
+skf_status skf_pc2_read(const char *path, skf_meshseq **out, skf_error *err);
+/* Same from memory; name is used in messages. */
+skf_status skf_pc2_read_memory(const void *data, size_t size, const char *name,
+                               skf_meshseq **out, skf_error *err);
+/* Write seq atomically as PC2 (positions rounded to float32). */
+skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *err);
+
+/* OBJ sequences: frame f is the file made by a printf pattern with one
+ * integer conversion (e.g. "out/frame_%04d.obj"), frames 0 .. frame_count-1,
+ * or a folder holding frame_0000.obj, frame_0001.obj, ... Each file has
+ * "v x y z" lines (extra components ignored) and "f" lines (polygons,
+ * "i", "i/t", "i//n", "i/t/n", negative indices relative) fan-triangulated.
+ * Every frame must have the same vertex count; topology is taken from frame 0. */
+
+/* Read: `where` is a folder (frame_%04d.obj inside, from 0 while files exist)
+ * or a pattern with one %d-style conversion (from 0 while files exist).
+ * fps and start_time are 0 (OBJ carries no timing). Errors name the file and
+ * line. */
+skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err);
+/* Read one OBJ (vertices and fan-triangulated faces) as a one-frame sequence. */
+skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err);
+/* Write: a folder (created if missing; files frame_0000.obj ...) when `where`
+ * ends in '/' or names a folder, else a printf pattern. Each file is written
+ * atomically; faces from seq->triangles when present. */
+skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error *err);
+
 #ifdef __cplusplus
 }
 #endif
