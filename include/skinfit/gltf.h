@@ -57,6 +57,7 @@ typedef struct skf_gltf_accessor {
     bool normalized;
     size_t count;
     int components;         /* 1 SCALAR, 2 VEC2, 3 VEC3, 4 VEC4, 4 MAT2, 9 MAT3, 16 MAT4 */
+    int matrix_rows;        /* 0 for SCALAR/VECn; 2, 3, 4 for MAT2/3/4 (column padding) */
     bool sparse;
     size_t sparse_count;
     int sparse_indices_view;
@@ -150,6 +151,7 @@ typedef struct skf_gltf_scene {
 
 typedef struct skf_gltf {
     char *path;             /* as given to load (for messages) */
+    char *base_dir;         /* folder external URIs resolve against; NULL: none */
     struct json_t *json;    /* the whole document; owned */
     skf_gltf_buffer *buffers;           size_t buffer_count;
     skf_gltf_buffer_view *buffer_views; size_t buffer_view_count;
@@ -192,8 +194,10 @@ skf_status skf_gltf_accessor_read_uint(const skf_gltf *doc, int accessor, uint32
 void skf_gltf_node_local_matrix(const skf_gltf_node *node, double local_to_parent[16]);
 
 /* Animation lookup by name: exact match first, then match ignoring an
- * armature prefix up to the last '|' ("AnimalArmature|Walk" matches "Walk").
- * Returns the index or -1. */
+ * armature prefix up to the last '|' on either side ("AnimalArmature|Walk"
+ * matches "Walk"; the first such match in file order wins), then a unique
+ * match of "_<name>" at the end of the unprefixed name ("Armature|TRex_Walk"
+ * matches "Walk"). Returns the index or -1 (not found or ambiguous). */
 int skf_gltf_find_animation(const skf_gltf *doc, const char *name);
 
 /* ---- writing -------------------------------------------------------- */
