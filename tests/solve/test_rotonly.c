@@ -1,0 +1,315 @@
+/* Rotation-only mode on a synthetic skeleton whose binds carry Blender's 0.01
+ * scale: exact recovery of a length-keeping motion, bone lengths kept on
+ * every frame (also as local translations of joint_world = T × bind),
+ * quality never above the free quality; plus the quality metric checked by
+ * hand on a tiny case. */
+#include "check.h"
+#include "skinfit/math.h"
+#include "skinfit/solve.h"
+#include "solve/synth.h"
+
+enum { NJ = 30, NV = 2500, NF = 10 };
+
+typedef struct skel_case {
+    int32_t parent[NJ];
+    double bind[NJ * 16];      /* bind_to_world */
+    double b[NJ * 3];
+    synth_rig g;
+} skel_case;
+
+static void make_case(skel_case *c, synth_rng *r)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < NJ; ++i) {
+        c->parent[i] = i < 3 ? -1 : (int32_t)(synth_uniform(r) * (i < 6 ? 3 : i));
+        double T[12], m[16];
+        synth_rigid(r, M_PI, 0, T);
+        skf_transform34_to_mat4(T, m);
+        for (int k = 0; k < 12; ++k)
+            if (k % 4 != 3)
+                m[k] *= 0.01; /* uniform scale 0.01 on the 3×3 part */
+        double off[3];
+        for (int k = 0; k < 3; ++k)
+            off[k] = synth_range(r, -0.3, 0.3);
+        for (int k = 0; k < 3; ++k)
+            m[12 + k] = (c->parent[i] < 0 ? synth_range(r, -1, 1) : c->b[3 * c->parent[i] + k]) + off[k];
+        memcpy(c->bind + 16 * i, m, sizeof m);
+        memcpy(c->b + 3 * i, m + 12, 3 * sizeof(double));
+    }
+    /* vertices around joints, 4 nearest joints, weights ∝ 1/d² */
+    synth_rig *g = &c->g;
+    g->n = NV;
+    g->B = NJ;
+    g->K = 4;
+    g->rest = malloc(3 * NV * sizeof(double));
+    g->offsets = malloc((NV + 1) * sizeof(size_t));
+    g->bone = malloc(4 * NV * sizeof(uint32_t));
+    g->weight = malloc(4 * NV * sizeof(double));
+    g->centres = NULL;
+    g->offsets[0] = 0;
+    for (int j = 0; j < NV; ++j) {
+        int at = j % NJ;
+        double *v = g->rest + 3 * j;
+        for (int k = 0; k < 3; ++k)
+            v[k] = c->b[3 * at + k] + synth_range(r, -0.2, 0.2);
+        int best[4];
+        double bd[4];
+        int nb = 0;
+        for (int i = 0; i < NJ; ++i) {
+            double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
+            double dd = skf_dot3(d, d) + 1e-4;
+            int pos;
+            if (nb < 4)
+                pos = nb++;
+            else if (dd < bd[3])
+                pos = 3;
+            else
+                continue;
+            while (pos > 0 && bd[pos - 1] > dd) {
+                bd[pos] = bd[pos - 1];
+                best[pos] = best[pos - 1];
+                --pos;
+            }
+            bd[pos] = dd;
+            best[pos] = i;
+        }
+        double sum = 0;
+        for (int k = 0; k < 4; ++k) {
+            g->bone[4 * j + k] = (uint32_t)best[k];
+            g->weight[4 * j + k] = 1.0 / bd[k];
+            sum += 1.0 / bd[k];
+        }
+        for (int k = 0; k < 4; ++k)
+            g->weight[4 * j + k] /= sum;
+        g->offsets[j + 1] = 4 * (size_t)(j + 1);
+    }
+}
+
+/* A motion that keeps lengths, through 4×4 node matrices (independent of the
+ * solver's parametrisation): local rotations change, local translations stay. */
+static void pose(const skel_case *c, double phase, const double *axes, double *T)
+{
+    double W[NJ * 16];
+    for (int i = 0; i < NJ; ++i) { /* parents have lower indices */
+        double ang = 0.6 * sin(phase + 0.37 * i);
+        double q[4] = {axes[3 * i] * sin(ang / 2), axes[3 * i + 1] * sin(ang / 2),
+                       axes[3 * i + 2] * sin(ang / 2), cos(ang / 2)};
+        double Rl[16], t0[3] = {0, 0, 0}, s1[3] = {1, 1, 1};
+        skf_mat4_from_trs(Rl, t0, q, s1);
+        double L[16], inv[16];
+        int32_t p = c->parent[i];
+        if (p < 0) {
+            memcpy(L, c->bind + 16 * i, sizeof L);
+        } else {
+            skf_mat4_invert(inv, c->bind + 16 * p);
+            skf_mat4_mul(L, inv, c->bind + 16 * i);
+        }
+        /* L' = [Rl · lin(L) | trans(L)] (+ a root drift) */
+        double tr[3] = {L[12], L[13], L[14]};
+        L[12] = L[13] = L[14] = 0;
+        skf_mat4_mul(L, Rl, L);
+        L[12] = tr[0] + (p < 0 ? 0.3 * sin(phase + i) : 0);
+        L[13] = tr[1] + (p < 0 ? 0.2 * cos(phase) : 0);
+        L[14] = tr[2];
+        if (p < 0)
+            memcpy(W + 16 * i, L, sizeof L);
+        else
+            skf_mat4_mul(W + 16 * i, W + 16 * p, L);
+        double m[16];
+        skf_mat4_invert(inv, c->bind + 16 * i);
+        skf_mat4_mul(m, W + 16 * i, inv);
+        skf_transform34_from_mat4(m, T + 12 * i);
+    }
+}
+
+/* max relative error of local translations of joint_world = T × bind vs bind */
+static double local_translation_error(const skel_case *c, const double *T)
+{
+    double W[NJ * 16], worst = 0;
+    for (int i = 0; i < NJ; ++i) {
+        double m[16];
+        skf_transform34_to_mat4(T + 12 * i, m);
+        skf_mat4_mul(W + 16 * i, m, c->bind + 16 * i);
+    }
+    for (int i = 0; i < NJ; ++i) {
+        int32_t p = c->parent[i];
+        if (p < 0)
+            continue;
+        double inv[16], L[16], invb[16], Lb[16];
+        skf_mat4_invert(inv, W + 16 * p);
+        skf_mat4_mul(L, inv, W + 16 * i);
+        skf_mat4_invert(invb, c->bind + 16 * p);
+        skf_mat4_mul(Lb, invb, c->bind + 16 * i);
+        double d[3] = {L[12] - Lb[12], L[13] - Lb[13], L[14] - Lb[14]};
+        worst = fmax(worst, skf_norm3(d) / skf_norm3(Lb + 12));
+    }
+    return worst;
+}
+
+static void run_clip(const skel_case *c, const double *targets, const char *what,
+                     double *q_free, double *q_rot, double *worst_len, double *worst_local,
+                     double *worst_rot_rms)
+{
+    skf_solve_rig rig = synth_rig_view(&c->g);
+    skf_solver *s = NULL;
+    skf_error err;
+    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
+    skf_skeleton sk = {NJ, c->parent, c->bind};
+    skf_rotonly *ro = NULL;
+    CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_OK);
+    if (!s || !ro)
+        return;
+    double *Tf = malloc(NF * NJ * 12 * sizeof(double));
+    for (int i = 0; i < NJ; ++i)
+        skf_transform34_identity(Tf + 12 * i);
+    CHECK(skf_solver_clip(s, NF, targets, Tf, NULL, NULL, &err) == SKF_OK);
+    double Tr[NJ * 12], sk_s[3 * NV], pos[3 * NJ];
+    skf_quality_acc af, ar;
+    skf_quality_init(&af, skf_solver_diagonal(s));
+    skf_quality_init(&ar, skf_solver_diagonal(s));
+    int max_it = 0;
+    *worst_len = *worst_local = *worst_rot_rms = 0;
+    for (int f = 0; f < NF; ++f) {
+        const double *u = targets + (size_t)f * 3 * NV;
+        skf_rotonly_stats st;
+        CHECK(skf_rotonly_frame(ro, u, Tf + (size_t)f * NJ * 12, Tr, f > 0, &st, &err) == SKF_OK);
+        CHECK(st.residual <= st.energy_start);
+        max_it = st.iterations > max_it ? st.iterations : max_it;
+        *worst_rot_rms = fmax(*worst_rot_rms, st.rms);
+        /* lengths from the output transforms, measured independently */
+        skf_rotonly_joint_positions(ro, Tr, pos);
+        for (int i = 0; i < NJ; ++i) {
+            int32_t p = c->parent[i];
+            if (p < 0)
+                continue;
+            double d0[3], d1[3];
+            for (int k = 0; k < 3; ++k) {
+                d0[k] = c->b[3 * i + k] - c->b[3 * p + k];
+                d1[k] = pos[3 * i + k] - pos[3 * p + k];
+            }
+            *worst_len = fmax(*worst_len, fabs(skf_norm3(d1) - skf_norm3(d0)) / skf_norm3(d0));
+        }
+        *worst_local = fmax(*worst_local, local_translation_error(c, Tr));
+        skf_solver_skin(s, Tf + (size_t)f * NJ * 12, sk_s);
+        skf_quality_add_frame(&af, NV, sk_s, u, c->g.rest, NULL);
+        skf_solver_skin(s, Tr, sk_s);
+        skf_quality_add_frame(&ar, NV, sk_s, u, c->g.rest, NULL);
+    }
+    skf_quality qf = skf_quality_result(&af), qr = skf_quality_result(&ar);
+    *q_free = qf.quality;
+    *q_rot = qr.quality;
+    printf("%s: free quality %.9f (max %.3g %%), rotation-only %.9f (max %.3g %%), LM iterations ≤ %d, "
+           "worst length error %.3g, worst local-translation error %.3g\n",
+           what, qf.quality, qf.max_error_pct, qr.quality, qr.max_error_pct, max_it, *worst_len,
+           *worst_local);
+    free(Tf);
+    skf_rotonly_free(ro);
+    skf_solver_free(s);
+}
+
+static void test_rotation_only(void)
+{
+    synth_rng r = {31337};
+    static skel_case c;
+    make_case(&c, &r);
+    double axes[3 * NJ];
+    for (int i = 0; i < NJ; ++i) {
+        double T[12];
+        synth_rigid(&r, 1, 0, T);
+        double a[3] = {synth_range(&r, -1, 1), synth_range(&r, -1, 1), synth_range(&r, -1, 1)};
+        double n = skf_norm3(a);
+        for (int k = 0; k < 3; ++k)
+            axes[3 * i + k] = a[k] / n;
+    }
+    double *targets = malloc(NF * 3 * NV * sizeof(double)), T[NJ * 12];
+    /* (a) a motion that keeps lengths: both modes land on it */
+    for (int f = 0; f < NF; ++f) {
+        pose(&c, 0.25 * f, axes, T);
+        synth_skin(&c.g, T, targets + (size_t)f * 3 * NV);
+    }
+    double qf, qr, len, loc, rms;
+    run_clip(&c, targets, "length-keeping motion", &qf, &qr, &len, &loc, &rms);
+    CHECK(len < 1e-6);
+    CHECK(loc < 1e-6);
+    CHECK(qr <= qf + 1e-12);
+    CHECK(qr > 1 - 1e-9);
+    CHECK(rms < 1e-9);
+    /* (b) bones that also stretch: rotation-only pays for keeping lengths */
+    for (int f = 0; f < NF; ++f) {
+        pose(&c, 0.25 * f, axes, T);
+        for (int i = 0; i < NJ; ++i)
+            for (int k = 0; k < 3; ++k)
+                T[12 * i + 9 + k] += 0.03 * sin(0.25 * f + i + k);
+        synth_skin(&c.g, T, targets + (size_t)f * 3 * NV);
+    }
+    run_clip(&c, targets, "stretching motion", &qf, &qr, &len, &loc, &rms);
+    CHECK(len < 1e-6);
+    CHECK(loc < 1e-6);
+    CHECK(qr <= qf);
+    CHECK(qr < qf - 1e-4); /* the price is visible */
+    free(targets);
+
+    /* bad skeletons */
+    skf_solve_rig rig = synth_rig_view(&c.g);
+    skf_solver *s = NULL;
+    skf_error err;
+    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
+    int32_t par[NJ];
+    memcpy(par, c.parent, sizeof par);
+    par[5] = 9;
+    par[9] = 5;
+    skf_skeleton sk = {NJ, par, c.bind};
+    skf_rotonly *ro = NULL;
+    CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_ERR_ARGUMENT && ro == NULL);
+    printf("cycle: %s\n", err.message);
+    memcpy(par, c.parent, sizeof par);
+    double bind[NJ * 16];
+    memcpy(bind, c.bind, sizeof bind);
+    bind[16 * 4 + 4] += 0.005; /* shear */
+    skf_skeleton sk2 = {NJ, par, bind};
+    CHECK(skf_rotonly_new(s, &sk2, NULL, &ro, &err) == SKF_ERR_NUMERIC && ro == NULL);
+    printf("shear: %s\n", err.message);
+    skf_solver_free(s);
+    synth_rig_free(&c.g);
+}
+
+static void test_quality_by_hand(void)
+{
+    /* r: rest; frame 1 moves the vertices by 1 and 2, errors 0 and 1;
+     * frame 2 moves them by 5 and 0, errors 0 and 0.5. */
+    const double r[6] = {0, 0, 0, 1, 0, 0};
+    const double u1[6] = {0, 0, 1, 1, 0, 2}, s1[6] = {0, 0, 1, 1, 0, 1};
+    const double u2[6] = {3, 4, 0, 1, 0, 0}, s2[6] = {3, 4, 0, 1, 0, 0.5};
+    double diag = skf_bbox_diagonal(2, r);
+    CHECK_NEAR(diag, 1.0, 0);
+    skf_quality_acc acc;
+    skf_quality_init(&acc, 2.0);
+    double e[2];
+    skf_quality_add_frame(&acc, 2, s1, u1, r, e);
+    CHECK(e[0] == 0 && e[1] == 1);
+    skf_quality_add_frame(&acc, 2, s2, u2, r, e);
+    CHECK(e[0] == 0 && e[1] == 0.5);
+    skf_quality q = skf_quality_result(&acc);
+    CHECK_NEAR(q.quality, 1 - 1.5 / 8, 1e-15);
+    CHECK_NEAR(q.mean_error_pct, 100 * 0.375 / 2, 1e-12);
+    CHECK_NEAR(q.max_error_pct, 50, 1e-12);
+    CHECK_NEAR(q.rms, sqrt(1.25 / 4), 1e-15);
+    CHECK_NEAR(skf_vertex_errors(2, s2, u2, NULL), 0.5, 0);
+    /* merging two halves = adding all */
+    skf_quality_acc a1, a2;
+    skf_quality_init(&a1, 2.0);
+    skf_quality_init(&a2, 2.0);
+    skf_quality_add_frame(&a1, 2, s1, u1, r, NULL);
+    skf_quality_add_frame(&a2, 2, s2, u2, r, NULL);
+    skf_quality_merge(&a1, &a2);
+    CHECK(skf_quality_result(&a1).quality == q.quality);
+    printf("quality by hand: %.6f (expected 0.8125), mean %.4g %%, max %.4g %%\n", q.quality,
+           q.mean_error_pct, q.max_error_pct);
+}
+
+int main(void)
+{
+    test_quality_by_hand();
+    test_rotation_only();
+    return skf_test_done();
+}
