@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build >/dev/null
 cmake --build build -j"$jobs" >/dev/null
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSKF_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs" >/dev/null
