@@ -1,0 +1,452 @@
+/* Write-back: per-frame SVG and animated SVG (SMIL).
+ *
+ * The character's libxml2 tree is prepared once (skeleton group and
+ * illustration markers get display="none"; shapes become <path> elements;
+ * each animated element's d holds a placeholder) and serialised once into a
+ * template. A frame is the template's text with each path's data spliced
+ * in, so everything that is not animated is written back exactly as
+ * libxml2 serialises it and per-frame output costs only number formatting.
+ * References: SVG 1.1 section 19 (SMIL animation: calcMode="discrete",
+ * keyTimes), SVG path data grammar for the output.
+ */
+#include "svg_internal.h"
+
+#include <libxml/tree.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* U+E000 / U+E001 (private use) + index + U+E002 */
+#define PH_D "\xEE\x80\x80"
+#define PH_V "\xEE\x80\x81"
+#define PH_END "\xEE\x80\x82"
+
+void svgi_buf_put(svgi_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = skf_realloc_array(b->data, cap, 1);
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void svgi_buf_puts(svgi_buf *b, const char *s) { svgi_buf_put(b, s, strlen(s)); }
+
+size_t skf_svg_format_number(char *buf, double v)
+{
+    if (!isfinite(v) || fabs(v) >= 1e11) {
+        int n = snprintf(buf, 33, "%.17g", v);
+        return n > 0 ? (size_t)n : 0;
+    }
+    long long r = llround(v * 1e7);
+    if (r == 0) {
+        buf[0] = '0';
+        buf[1] = 0;
+        return 1;
+    }
+    char tmp[40];
+    int n = 0;
+    bool neg = r < 0;
+    unsigned long long u = neg ? (unsigned long long)(-r) : (unsigned long long)r;
+    unsigned long long ip = u / 10000000ULL, fp = u % 10000000ULL;
+    /* fraction, trimmed */
+    char frac[8];
+    int fl = 0;
+    if (fp) {
+        for (int i = 6; i >= 0; --i) {
+            frac[i] = (char)('0' + fp % 10);
+            fp /= 10;
+        }
+        fl = 7;
+        while (fl > 0 && frac[fl - 1] == '0')
+            fl--;
+    }
+    if (neg)
+        tmp[n++] = '-';
+    char ibuf[24];
+    int il = 0;
+    do {
+        ibuf[il++] = (char)('0' + ip % 10);
+        ip /= 10;
+    } while (ip);
+    while (il)
+        tmp[n++] = ibuf[--il];
+    if (fl) {
+        tmp[n++] = '.';
+        memcpy(tmp + n, frac, (size_t)fl);
+        n += fl;
+    }
+    memcpy(buf, tmp, (size_t)n);
+    buf[n] = 0;
+    return (size_t)n;
+}
+
+static void put_xy(svgi_buf *b, const svgi_path *p, const double *q, char sep)
+{
+    double o[2];
+    svgi_affine_apply(p->root_to_element, q, o);
+    char num[40];
+    if (sep)
+        svgi_buf_put(b, &sep, 1);
+    size_t n = skf_svg_format_number(num, o[0]);
+    svgi_buf_put(b, num, n);
+    svgi_buf_put(b, ",", 1);
+    n = skf_svg_format_number(num, o[1]);
+    svgi_buf_put(b, num, n);
+}
+
+/* Curve from node a to node b (rest geometry ra, rb decides line vs cubic). */
+static void put_curve(svgi_buf *b, const svgi_path *p, const double *ra, const double *rb,
+                      const double *a, const double *bb)
+{
+    bool line = ra[4] == ra[0] && ra[5] == ra[1] && rb[2] == rb[0] && rb[3] == rb[1];
+    if (line) {
+        put_xy(b, p, bb, 'L');
+    } else {
+        put_xy(b, p, a + 4, 'C');
+        put_xy(b, p, bb + 2, ',');
+        put_xy(b, p, bb, ',');
+    }
+}
+
+void svgi_write_path_data(svgi_buf *b, const svgi_path *p, const double *xy)
+{
+    const svgi_geom *g = &p->geom;
+    for (size_t s = 0; s < g->sub_count; ++s) {
+        const svgi_sub *sub = &g->subs[s];
+        const double *r = g->xy + 6 * sub->first, *x = xy + 6 * sub->first;
+        put_xy(b, p, x, 'M');
+        for (size_t i = 1; i < sub->count; ++i)
+            put_curve(b, p, r + 6 * (i - 1), r + 6 * i, x + 6 * (i - 1), x + 6 * i);
+        if (sub->closed) {
+            /* the closing curve is always written out (a straight one as L to
+             * the start), so re-reading the output gives the same nodes */
+            size_t l = sub->count - 1;
+            if (sub->count > 1)
+                put_curve(b, p, r + 6 * l, r, x + 6 * l, x);
+            svgi_buf_put(b, "Z", 1);
+        }
+    }
+}
+
+void svgi_template_release(svgi_template *t)
+{
+    skf_free(t->text);
+    skf_free(t->segs);
+    memset(t, 0, sizeof *t);
+}
+
+/* Serialise doc and cut it at the placeholders. */
+static skf_status build_template(const skf_svg_character *c, svgi_template *t, size_t expected,
+                                 skf_error *err)
+{
+    xmlChar *mem = NULL;
+    int size = 0;
+    xmlDocDumpMemoryEnc(c->doc, &mem, &size, "UTF-8");
+    if (!mem)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: cannot serialise the document", c->name);
+    t->text = skf_malloc((size_t)size + 1);
+    t->segs = skf_malloc_array(expected + 1, sizeof *t->segs);
+    if (!t->text || !t->segs) {
+        xmlFree(mem);
+        svgi_template_release(t);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+    }
+    const char *s = (const char *)mem;
+    size_t out = 0, i = 0, n = (size_t)size, seg_start = 0;
+    t->count = 0;
+    while (i < n) {
+        bool d = n - i >= 3 && !memcmp(s + i, PH_D, 3);
+        bool v = n - i >= 3 && !memcmp(s + i, PH_V, 3);
+        if (!d && !v) {
+            t->text[out++] = s[i++];
+            continue;
+        }
+        size_t j = i + 3;
+        long idx = 0;
+        while (j < n && s[j] >= '0' && s[j] <= '9' && idx < 100000000)
+            idx = idx * 10 + (s[j++] - '0');
+        if (n - j < 3 || memcmp(s + j, PH_END, 3) || t->count >= expected ||
+            idx >= (long)c->path_count) {
+            xmlFree(mem);
+            svgi_template_release(t);
+            return skf_fail(err, SKF_ERR_FORMAT,
+                            "%s: the document contains private-use characters U+E000..U+E002 "
+                            "that skinfit uses as placeholders",
+                            c->name);
+        }
+        t->segs[t->count].start = seg_start;
+        t->segs[t->count].len = out - seg_start;
+        t->segs[t->count].path = (int)idx;
+        t->segs[t->count].kind = v ? 1 : 0;
+        if (!v && (out - seg_start < 3 || memcmp(t->text + out - 3, "d=\"", 3))) {
+            xmlFree(mem);
+            svgi_template_release(t);
+            return skf_fail(err, SKF_ERR_FORMAT, "%s: unexpected serialisation of a d attribute",
+                            c->name);
+        }
+        t->count++;
+        seg_start = out;
+        i = j + 3;
+    }
+    xmlFree(mem);
+    if (t->count != expected) {
+        svgi_template_release(t);
+        return skf_fail(err, SKF_ERR_FORMAT, "%s: placeholder count mismatch", c->name);
+    }
+    t->segs[t->count].start = seg_start;
+    t->segs[t->count].len = out - seg_start;
+    t->segs[t->count].path = -1;
+    t->segs[t->count].kind = 0;
+    t->text[out] = 0;
+    return SKF_OK;
+}
+
+static bool set_placeholder(xmlNodePtr n, const char *attr, const char *ph, size_t i)
+{
+    char v[64];
+    snprintf(v, sizeof v, "%s%zu%s", ph, i, PH_END);
+    return xmlSetProp(n, (const xmlChar *)attr, (const xmlChar *)v) != NULL;
+}
+
+skf_status svgi_build_frame_template(skf_svg_character *c, skf_error *err)
+{
+    static const char *const geometry[] = {"x",  "y",  "width", "height", "rx", "ry", "cx",
+                                           "cy", "r",  "x1",    "y1",     "x2", "y2", "points"};
+    for (size_t i = 0; i < c->path_count; ++i) {
+        svgi_path *p = &c->paths[i];
+        xmlNodePtr n = p->node;
+        if (strcmp(p->elem, "path")) {
+            for (size_t k = 0; k < sizeof geometry / sizeof geometry[0]; ++k)
+                xmlUnsetProp(n, (const xmlChar *)geometry[k]);
+            xmlNodeSetName(n, (const xmlChar *)"path");
+        }
+        xmlChar *disp = xmlGetProp(n, (const xmlChar *)"display");
+        if (disp) {
+            p->display_orig = skf_strdup((const char *)disp);
+            xmlFree(disp);
+            xmlUnsetProp(n, (const xmlChar *)"display");
+            if (!p->display_orig)
+                return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+        }
+        if (!set_placeholder(n, "d", PH_D, i))
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+    }
+    return build_template(c, &c->frame_tpl, c->path_count, err);
+}
+
+static void put_escaped(svgi_buf *b, const char *s)
+{
+    for (; *s; ++s) {
+        switch (*s) {
+        case '&': svgi_buf_puts(b, "&amp;"); break;
+        case '<': svgi_buf_puts(b, "&lt;"); break;
+        case '"': svgi_buf_puts(b, "&quot;"); break;
+        default: svgi_buf_put(b, s, 1);
+        }
+    }
+}
+
+/* Emit segment text before a d value, adding the display attribute. */
+static void put_d_prefix(svgi_buf *b, const svgi_template *t, const svgi_segment *sg,
+                         const svgi_path *p, bool visible)
+{
+    const char *s = t->text + sg->start;
+    if (visible && !p->display_orig) {
+        svgi_buf_put(b, s, sg->len);
+        return;
+    }
+    svgi_buf_put(b, s, sg->len - 3);
+    svgi_buf_puts(b, "display=\"");
+    put_escaped(b, visible ? p->display_orig : "none");
+    svgi_buf_puts(b, "\" d=\"");
+}
+
+skf_status skf_svg_write_frame(const skf_svg_animator *a, char **svg, size_t *size, skf_error *err)
+{
+    const skf_svg_character *c = svgi_animator_character(a);
+    const svgi_template *t = &c->frame_tpl;
+    svgi_buf b = {0};
+    for (size_t k = 0; k < t->count; ++k) {
+        const svgi_segment *sg = &t->segs[k];
+        const svgi_path *p = &c->paths[sg->path];
+        bool visible;
+        const double *xy = skf_svg_animator_path(a, (size_t)sg->path, NULL, &visible);
+        put_d_prefix(&b, t, sg, p, visible);
+        svgi_write_path_data(&b, p, xy);
+    }
+    svgi_buf_put(&b, t->text + t->segs[t->count].start, t->segs[t->count].len);
+    if (b.failed) {
+        skf_free(b.data);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory writing a frame", c->name);
+    }
+    *svg = b.data;
+    *size = b.len;
+    return SKF_OK;
+}
+
+skf_status skf_svg_track_init(skf_svg_track *t, const skf_svg_character *c, size_t n, double fps,
+                              skf_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->fps = fps;
+    t->xy = skf_calloc(n ? n : 1, sizeof *t->xy);
+    t->visible = skf_calloc(n ? n : 1, sizeof *t->visible);
+    if (!t->xy || !t->visible) {
+        skf_svg_track_release(t);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+    }
+    t->frame_count = n;
+    for (size_t i = 0; i < n; ++i) {
+        t->xy[i] = skf_malloc_array(c->point_count ? 2 * c->point_count : 1, sizeof(double));
+        t->visible[i] = skf_calloc(c->path_count ? c->path_count : 1, sizeof(bool));
+        if (!t->xy[i] || !t->visible[i]) {
+            skf_svg_track_release(t);
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory for %zu frames", c->name, n);
+        }
+    }
+    return SKF_OK;
+}
+
+void skf_svg_track_store(skf_svg_track *t, size_t i, const skf_svg_animator *a)
+{
+    const skf_svg_character *c = svgi_animator_character(a);
+    for (size_t k = 0; k < c->path_count; ++k) {
+        bool vis;
+        const double *xy = skf_svg_animator_path(a, k, NULL, &vis);
+        memcpy(t->xy[i] + 2 * c->paths[k].point_base, xy,
+               6 * c->paths[k].geom.node_count * sizeof(double));
+        t->visible[i][k] = vis;
+    }
+}
+
+void skf_svg_track_release(skf_svg_track *t)
+{
+    for (size_t i = 0; i < t->frame_count; ++i) {
+        if (t->xy)
+            skf_free(t->xy[i]);
+        if (t->visible)
+            skf_free(t->visible[i]);
+    }
+    skf_free(t->xy);
+    skf_free(t->visible);
+    memset(t, 0, sizeof *t);
+}
+
+skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_track *tr, char **svg,
+                                  size_t *size, skf_error *err)
+{
+    if (!tr->frame_count || !(tr->fps > 0))
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animated SVG needs frames and fps > 0",
+                        c->name);
+    size_t n = tr->frame_count;
+    char dur[64];
+    snprintf(dur, sizeof dur, "%.10gs", (double)n / tr->fps);
+    svgi_buf kt = {0};
+    for (size_t i = 0; i < n; ++i) {
+        char v[40];
+        int l = snprintf(v, sizeof v, "%s%.10g", i ? ";" : "", (double)i / (double)n);
+        svgi_buf_put(&kt, v, (size_t)l);
+    }
+    skf_status st = SKF_OK;
+    xmlNodePtr *added = skf_calloc(2 * c->path_count + 1, sizeof *added);
+    if (!added || kt.failed) {
+        skf_free(added);
+        skf_free(kt.data);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+    }
+    size_t nadded = 0;
+    svgi_buf disp = {0};
+    for (size_t i = 0; i < c->path_count && st == SKF_OK; ++i) {
+        svgi_path *p = &c->paths[i];
+        xmlNodePtr a = xmlNewChild(p->node, p->node->ns, (const xmlChar *)"animate", NULL);
+        if (!a) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+            break;
+        }
+        added[nadded++] = a;
+        bool ok = xmlSetProp(a, (const xmlChar *)"attributeName", (const xmlChar *)"d") &&
+                  xmlSetProp(a, (const xmlChar *)"calcMode", (const xmlChar *)"discrete") &&
+                  xmlSetProp(a, (const xmlChar *)"dur", (const xmlChar *)dur) &&
+                  xmlSetProp(a, (const xmlChar *)"repeatCount", (const xmlChar *)"indefinite") &&
+                  xmlSetProp(a, (const xmlChar *)"keyTimes", (const xmlChar *)kt.data) &&
+                  set_placeholder(a, "values", PH_V, i);
+        bool any_hidden = false;
+        for (size_t f = 0; f < n; ++f)
+            any_hidden |= !tr->visible[f][i];
+        if (ok && any_hidden) {
+            disp.len = 0;
+            for (size_t f = 0; f < n; ++f) {
+                if (f)
+                    svgi_buf_put(&disp, ";", 1);
+                svgi_buf_puts(&disp, tr->visible[f][i] ? (p->display_orig ? p->display_orig
+                                                                          : "inline")
+                                                       : "none");
+            }
+            xmlNodePtr b = xmlNewChild(p->node, p->node->ns, (const xmlChar *)"animate", NULL);
+            if (b)
+                added[nadded++] = b;
+            ok = b && !disp.failed &&
+                 xmlSetProp(b, (const xmlChar *)"attributeName", (const xmlChar *)"display") &&
+                 xmlSetProp(b, (const xmlChar *)"calcMode", (const xmlChar *)"discrete") &&
+                 xmlSetProp(b, (const xmlChar *)"dur", (const xmlChar *)dur) &&
+                 xmlSetProp(b, (const xmlChar *)"repeatCount", (const xmlChar *)"indefinite") &&
+                 xmlSetProp(b, (const xmlChar *)"keyTimes", (const xmlChar *)kt.data) &&
+                 xmlSetProp(b, (const xmlChar *)"values", (const xmlChar *)disp.data);
+        }
+        if (!ok)
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
+    }
+    skf_free(kt.data);
+    skf_free(disp.data);
+    svgi_template t = {0};
+    if (st == SKF_OK)
+        st = build_template(c, &t, 2 * c->path_count, err);
+    for (size_t k = 0; k < nadded; ++k) {
+        xmlUnlinkNode(added[k]);
+        xmlFreeNode(added[k]);
+    }
+    skf_free(added);
+    if (st != SKF_OK)
+        return st;
+    svgi_buf b = {0};
+    for (size_t k = 0; k < t.count; ++k) {
+        const svgi_segment *sg = &t.segs[k];
+        const svgi_path *p = &c->paths[sg->path];
+        const double *base = NULL;
+        if (sg->kind == 0) {
+            put_d_prefix(&b, &t, sg, p, tr->visible[0][sg->path]);
+            svgi_write_path_data(&b, p, tr->xy[0] + 2 * p->point_base);
+            continue;
+        }
+        svgi_buf_put(&b, t.text + sg->start, sg->len);
+        for (size_t f = 0; f < n; ++f) {
+            if (f)
+                svgi_buf_put(&b, ";", 1);
+            base = tr->xy[f] + 2 * p->point_base;
+            svgi_write_path_data(&b, p, base);
+        }
+    }
+    svgi_buf_put(&b, t.text + t.segs[t.count].start, t.segs[t.count].len);
+    svgi_template_release(&t);
+    if (b.failed) {
+        skf_free(b.data);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory writing the animation", c->name);
+    }
+    *svg = b.data;
+    *size = b.len;
+    return SKF_OK;
+}

@@ -1,0 +1,343 @@
+/* skinfit svg: animate an SVG character from pose keypoints (Pose Animator
+ * in C). Library: include/skinfit/svg.h; formats and decisions: docs/svg.md. */
+#include "cli.h"
+#include "skinfit/image.h"
+#include "skinfit/svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: skinfit svg CHARACTER.svg --pose POSES.json -o OUT [options]\n\n"
+            "Animates an SVG character drawn with Pose Animator's conventions (a 'skeleton'\n"
+            "group of joint markers, an 'illustration' group of artwork) from pose keypoints\n"
+            "(PoseNet, MoveNet / pose-detection, MediaPipe Pose; optional FaceMesh).\n\n"
+            "options:\n"
+            "  --pose FILE              keypoint JSON (see docs/svg.md)\n"
+            "  -o, --output OUT         output: a folder for frames/png, a file for animated/gif\n"
+            "  --format F               frames (one SVG per frame), animated (SMIL SVG),\n"
+            "                           png (PNG per frame), gif (animated GIF); default from\n"
+            "                           OUT: .svg animated, .gif gif, otherwise frames\n"
+            "  --fps F                  frames per second (default: the file's fps, else 30)\n"
+            "  --size WxH               raster size for png/gif (default: the SVG canvas)\n"
+            "  --no-smoothing           use each frame's keypoints as they are\n"
+            "  --min-path-confidence C  hide paths whose confidence is below C (default 0.3)\n"
+            "  -h, --help               this help\n\n"
+            "exit codes: 0 ok, 1 bad input or I/O error, 2 usage error\n");
+}
+
+enum { FMT_AUTO, FMT_FRAMES, FMT_ANIMATED, FMT_PNG, FMT_GIF };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Write n frames into folder out: into a temporary sibling folder renamed
+ * at the end when out does not exist yet, else file by file (atomically). */
+typedef struct frame_sink {
+    char *final_dir;
+    char *dir;    /* where files go */
+    bool temp;
+} frame_sink;
+
+static int sink_open(frame_sink *s, const char *out)
+{
+    memset(s, 0, sizeof *s);
+    struct stat sb;
+    s->final_dir = skf_strdup(out);
+    if (!s->final_dir)
+        return EXIT_BAD_INPUT;
+    if (stat(out, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "skinfit: %s: exists and is not a folder (frames and png write a folder)\n",
+                    out);
+            return EXIT_BAD_INPUT;
+        }
+        s->dir = skf_strdup(out);
+        return s->dir ? EXIT_OK : EXIT_BAD_INPUT;
+    }
+    size_t n = strlen(out) + 32;
+    s->dir = skf_malloc(n);
+    if (!s->dir)
+        return EXIT_BAD_INPUT;
+    snprintf(s->dir, n, "%s.tmp-XXXXXX", out);
+    if (!mkdtemp(s->dir)) {
+        fprintf(stderr, "skinfit: %s: cannot create folder: %s\n", out, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    s->temp = true;
+    return EXIT_OK;
+}
+
+static void sink_abort(frame_sink *s)
+{
+    if (s->temp && s->dir) {
+        char cmdpath[4200];
+        /* remove what was written into the temporary folder */
+        for (int i = 0;; ++i) {
+            int removed = 0;
+            const char *ext[2] = {"svg", "png"};
+            for (int e = 0; e < 2; ++e) {
+                snprintf(cmdpath, sizeof cmdpath, "%s/frame_%05d.%s", s->dir, i, ext[e]);
+                removed += unlink(cmdpath) == 0;
+            }
+            if (!removed)
+                break;
+        }
+        rmdir(s->dir);
+    }
+    skf_free(s->dir);
+    skf_free(s->final_dir);
+    memset(s, 0, sizeof *s);
+}
+
+static int sink_commit(frame_sink *s)
+{
+    int rc = EXIT_OK;
+    if (s->temp && rename(s->dir, s->final_dir) != 0) {
+        fprintf(stderr, "skinfit: %s: cannot rename the output folder: %s\n", s->final_dir,
+                strerror(errno));
+        sink_abort(s);
+        return EXIT_BAD_INPUT;
+    }
+    skf_free(s->dir);
+    skf_free(s->final_dir);
+    memset(s, 0, sizeof *s);
+    return rc;
+}
+
+int cmd_svg(int argc, char **argv)
+{
+    const char *input = NULL, *pose_path = NULL, *out = NULL;
+    int format = FMT_AUTO, width = 0, height = 0;
+    double fps = 0;
+    skf_svg_animate_options aopt = {false, -1};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--pose")) {
+            if (!has_next)
+                return cli_usage_error("svg", "--pose needs a file");
+            pose_path = argv[++i];
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (!has_next)
+                return cli_usage_error("svg", "%s needs a path", a);
+            out = argv[++i];
+        } else if (!strcmp(a, "--format")) {
+            if (!has_next)
+                return cli_usage_error("svg", "--format needs frames, animated, png or gif");
+            const char *f = argv[++i];
+            if (!strcmp(f, "frames"))
+                format = FMT_FRAMES;
+            else if (!strcmp(f, "animated"))
+                format = FMT_ANIMATED;
+            else if (!strcmp(f, "png"))
+                format = FMT_PNG;
+            else if (!strcmp(f, "gif"))
+                format = FMT_GIF;
+            else
+                return cli_usage_error("svg", "unknown --format '%s' (frames, animated, png, gif)", f);
+        } else if (!strcmp(a, "--fps")) {
+            if (!has_next || !parse_double(argv[i + 1], &fps) || !(fps > 0) || fps > 1000)
+                return cli_usage_error("svg", "--fps needs a number in (0, 1000]");
+            ++i;
+        } else if (!strcmp(a, "--size")) {
+            char extra;
+            if (!has_next || sscanf(argv[i + 1], "%dx%d%c", &width, &height, &extra) != 2 ||
+                width < 1 || height < 1 || width > 16384 || height > 16384)
+                return cli_usage_error("svg", "--size needs WxH, e.g. 512x512 (1..16384)");
+            ++i;
+        } else if (!strcmp(a, "--no-smoothing")) {
+            aopt.no_smoothing = true;
+        } else if (!strcmp(a, "--min-path-confidence")) {
+            if (!has_next || !parse_double(argv[i + 1], &aopt.min_path_confidence) ||
+                aopt.min_path_confidence < 0)
+                return cli_usage_error("svg", "--min-path-confidence needs a number >= 0");
+            ++i;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("svg", "unknown option '%s'", a);
+        } else if (!input) {
+            input = a;
+        } else {
+            return cli_usage_error("svg", "unexpected argument '%s'", a);
+        }
+    }
+    if (!input)
+        return cli_usage_error("svg", "missing CHARACTER.svg");
+    if (!pose_path)
+        return cli_usage_error("svg", "missing --pose POSES.json");
+    if (!out)
+        return cli_usage_error("svg", "missing -o OUT");
+    if (format == FMT_AUTO)
+        format = ends_with(out, ".svg") ? FMT_ANIMATED : ends_with(out, ".gif") ? FMT_GIF : FMT_FRAMES;
+    if (skf_same_file(out, input) || skf_same_file(out, pose_path)) {
+        fprintf(stderr, "skinfit: %s: refusing to overwrite an input\n", out);
+        return EXIT_BAD_INPUT;
+    }
+
+    skf_error err = {0};
+    skf_warnings warn = {0};
+    skf_svg_character *c = NULL;
+    if (skf_svg_load(input, NULL, &c, &warn, &err) != SKF_OK) {
+        cli_print_warnings(&warn);
+        skf_warnings_release(&warn);
+        return cli_report_error(&err);
+    }
+    double cw, ch;
+    skf_svg_canvas_size(c, &cw, &ch);
+    skf_svg_poses poses;
+    if (skf_svg_poses_load(pose_path, cw, ch, &poses, &err) != SKF_OK) {
+        cli_print_warnings(&warn);
+        skf_warnings_release(&warn);
+        skf_svg_free(c);
+        return cli_report_error(&err);
+    }
+    if (fps <= 0)
+        fps = poses.fps > 0 ? poses.fps : 30;
+    if (!width) {
+        width = (int)lround(cw);
+        height = (int)lround(ch);
+        if (width < 1)
+            width = 1;
+        if (height < 1)
+            height = 1;
+    }
+
+    int rc = EXIT_OK;
+    skf_svg_animator *anim = NULL;
+    skf_svg_track track = {0};
+    skf_image *gif_frames = NULL;
+    size_t drawn = 0, skipped = 0;
+    frame_sink sink = {0};
+    bool sink_open_ok = false;
+    if (skf_svg_animator_new(c, &aopt, &anim, &err) != SKF_OK)
+        rc = cli_report_error(&err);
+    if (rc == EXIT_OK && format == FMT_ANIMATED &&
+        skf_svg_track_init(&track, c, poses.count, fps, &err) != SKF_OK)
+        rc = cli_report_error(&err);
+    if (rc == EXIT_OK && format == FMT_GIF) {
+        gif_frames = skf_calloc(poses.count, sizeof *gif_frames);
+        if (!gif_frames) {
+            fprintf(stderr, "skinfit: out of memory for %zu GIF frames\n", poses.count);
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    if (rc == EXIT_OK && (format == FMT_FRAMES || format == FMT_PNG)) {
+        rc = sink_open(&sink, out);
+        sink_open_ok = rc == EXIT_OK;
+    }
+    cli_progress prog;
+    skf_progress pr;
+    cli_progress_init(&prog, &pr);
+    for (size_t i = 0; i < poses.count && rc == EXIT_OK; ++i) {
+        if (skf_svg_animator_update(anim, &poses.frames[i]) == SKF_SVG_FRAME_DRAWN)
+            drawn++;
+        else
+            skipped++;
+        skf_progress_report(&pr, (double)(i + 1) / (double)poses.count, "svg frames");
+        if (format == FMT_ANIMATED) {
+            skf_svg_track_store(&track, i, anim);
+            continue;
+        }
+        char *svg = NULL;
+        size_t size = 0;
+        if (skf_svg_write_frame(anim, &svg, &size, &err) != SKF_OK) {
+            rc = cli_report_error(&err);
+            break;
+        }
+        char path[4200];
+        if (format == FMT_FRAMES) {
+            snprintf(path, sizeof path, "%s/frame_%05zu.svg", sink.dir, i);
+            if (skf_write_file_atomic(path, svg, size, &err) != SKF_OK)
+                rc = cli_report_error(&err);
+        } else {
+            uint8_t *rgba = NULL;
+            uint32_t bg = format == FMT_GIF ? 0xFFFFFFFFu : 0;
+            if (skf_svg_render(svg, size, width, height, bg, &rgba, &err) != SKF_OK) {
+                rc = cli_report_error(&err);
+            } else if (format == FMT_PNG) {
+                skf_image img;
+                skf_image_wrap(&img, width, height, (size_t)width * 4, rgba);
+                snprintf(path, sizeof path, "%s/frame_%05zu.png", sink.dir, i);
+                if (skf_png_write(path, &img, &err) != SKF_OK)
+                    rc = cli_report_error(&err);
+                skf_free(rgba);
+            } else {
+                skf_image_wrap(&gif_frames[i], width, height, (size_t)width * 4, rgba);
+                gif_frames[i].owned = true; /* freed by skf_image_release */
+            }
+        }
+        skf_free(svg);
+    }
+    cli_progress_finish(&prog);
+    if (rc == EXIT_OK && !drawn)
+        skf_warn(&warn, "%s: no frame has a pose score >= %g; the output shows the rest pose",
+                 pose_path, SKF_SVG_MIN_POSE_SCORE);
+    if (rc == EXIT_OK && format == FMT_ANIMATED) {
+        char *svg = NULL;
+        size_t size = 0;
+        if (skf_svg_write_animated(c, &track, &svg, &size, &err) != SKF_OK ||
+            skf_write_file_atomic(out, svg, size, &err) != SKF_OK)
+            rc = cli_report_error(&err);
+        skf_free(svg);
+    }
+    if (rc == EXIT_OK && format == FMT_GIF) {
+        int *delays = skf_malloc_array(poses.count, sizeof *delays);
+        if (!delays) {
+            fprintf(stderr, "skinfit: out of memory\n");
+            rc = EXIT_BAD_INPUT;
+        } else {
+            int cs = (int)lround(100.0 / fps);
+            if (cs < 2)
+                cs = 2; /* browsers treat shorter GIF delays as 10 cs */
+            for (size_t i = 0; i < poses.count; ++i)
+                delays[i] = cs;
+            if (skf_gif_write(out, gif_frames, poses.count, delays, NULL, &err) != SKF_OK)
+                rc = cli_report_error(&err);
+            skf_free(delays);
+        }
+    }
+    if (sink_open_ok) {
+        if (rc == EXIT_OK)
+            rc = sink_commit(&sink);
+        else
+            sink_abort(&sink);
+    }
+    if (gif_frames) {
+        for (size_t i = 0; i < poses.count; ++i)
+            skf_image_release(&gif_frames[i]);
+        skf_free(gif_frames);
+    }
+    cli_print_warnings(&warn);
+    if (rc == EXIT_OK)
+        fprintf(stderr, "skinfit: svg: %zu frames (%zu drawn, %zu skipped), %zu paths -> %s\n",
+                poses.count, drawn, skipped, skf_svg_path_count(c), out);
+    skf_warnings_release(&warn);
+    skf_svg_track_release(&track);
+    skf_svg_animator_free(anim);
+    skf_svg_poses_release(&poses);
+    skf_svg_free(c);
+    return rc;
+}
