@@ -1630,13 +1630,13 @@ skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
             st = skf_fail(err, SKF_ERR_FORMAT, "%s: byte 0: empty file", name);
             goto fail;
         }
-        if (j >= size || bytes[j] != '{') {
+        if (j >= size || (bytes[j] != '{' && bytes[j] != '[')) {
             unsigned magic = 0;
             for (size_t k = 0; k < 4 && k < size; ++k)
                 magic |= (unsigned)bytes[k] << (8 * k);
             st = skf_fail(err, SKF_ERR_FORMAT,
-                          "%s: byte 0: not glTF: bad GLB magic 0x%08x (expected 'glTF') and not a "
-                          "JSON object", name, magic);
+                          "%s: byte 0: bad GLB magic 0x%08x (expected 'glTF'), and not JSON "
+                          "either", name, magic);
             goto fail;
         }
         json_bytes = bytes + i;
