@@ -117,7 +117,9 @@ skf_status skf_solver_frame(skf_solver *s, const double *target, double *transfo
  * opt.chunk_frames consecutive frames solved in parallel; inside a chunk each
  * frame warm-starts from the previous one and also tries the affine start
  * (the first frame of a chunk uses the affine start). stats: [F] or NULL.
- * progress may be NULL. Errors name the frame ("frame 17"). */
+ * progress may be NULL; it is called from worker threads, one call at a
+ * time. Errors name the frame and vertex ("frame 17: target: vertex 3: non-finite
+ * value"); on error the transforms of other frames are unspecified. */
 skf_status skf_solver_clip(skf_solver *s, size_t frame_count, const double *targets,
                            double *transforms, skf_solve_stats *stats,
                            const skf_progress *progress, skf_error *err);

@@ -10,7 +10,8 @@
  * semi-definite, shared by all frames and by the three coordinates. It is
  * factored ONCE per rig (dense LAPACK Cholesky, dpotrf; 45 bones → 180×180,
  * 0.3 ms; dense stays cheap up to a few hundred bones, SKF_SOLVE_MAX_BONES
- * caps it) and each frame is one dpotrs with three right-hand sides.
+ * caps it) and each frame is one pair of triangular solves with three right-hand sides
+ * (plain substitution, plus one refinement step against the un-ridged M).
  * Ridge: bones whose vertices are coplanar or collinear make M singular; each
  * diagonal block gets ε·(M_ii[d][d] + μ_i·diag²) on its spatial diagonal and
  * ε·μ_i on the homogeneous one (ε = opt.ridge, default 1e-10), which only
@@ -64,6 +65,42 @@ skf_status skf__solve_affine_factor(skf_solver *s, skf_error *err)
     return SKF_OK;
 }
 
+/* Solve L Lᵀ X = X in place for 3 right-hand sides (columns of length D).
+ * Plain substitution: at a few hundred unknowns a LAPACK call costs more in
+ * overhead (argument NaN checks, threading decisions) than the arithmetic. */
+static void chol_solve(const double *L, size_t D, double *X)
+{
+    /* the three right-hand sides advance together: L is read once per pass */
+    double *x0 = X, *x1 = X + D, *x2 = X + 2 * D;
+    for (size_t i = 0; i < D; ++i) { /* L y = b, column-oriented */
+        const double *col = L + i * D;
+        double inv = 1.0 / col[i];
+        double a0 = x0[i] * inv, a1 = x1[i] * inv, a2 = x2[i] * inv;
+        x0[i] = a0;
+        x1[i] = a1;
+        x2[i] = a2;
+        for (size_t k = i + 1; k < D; ++k) {
+            double l = col[k];
+            x0[k] -= l * a0;
+            x1[k] -= l * a1;
+            x2[k] -= l * a2;
+        }
+    }
+    for (size_t i = D; i-- > 0;) { /* Lᵀ x = y */
+        const double *col = L + i * D;
+        double a0 = x0[i], a1 = x1[i], a2 = x2[i];
+        for (size_t k = i + 1; k < D; ++k) {
+            double l = col[k];
+            a0 -= l * x0[k];
+            a1 -= l * x1[k];
+            a2 -= l * x2[k];
+        }
+        x0[i] = a0 / col[i];
+        x1[i] = a1 / col[i];
+        x2[i] = a2 / col[i];
+    }
+}
+
 void skf__solve_affine_start(const skf_solver *s, skf_solve_ws *ws, const double *fallback)
 {
     const size_t B = s->B, D = 4 * B;
@@ -72,14 +109,13 @@ void skf__solve_affine_start(const skf_solver *s, skf_solve_ws *ws, const double
         for (int c = 0; c < 4; ++c)
             for (int r = 0; r < 3; ++r)
                 X[r * D + 4 * i + c] = (s->mu[i] > 0) ? ws->C[12 * i + c * 3 + r] : 0.0;
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)D, 3, s->chol, (lapack_int)D, X,
-                   (lapack_int)D);
+    chol_solve(s->chol, D, X);
     /* Iterative refinement against the un-ridged M: the ridge biases the
-     * solution by ~ε relatively; two refinement steps remove that along
+     * solution by ~ε relatively; one refinement step removes that (to ~ε²) along
      * every well-determined direction (the control run needs ~1e-10 of the
      * diagonal or better), while flat directions stay regularised. */
     double *Rr = ws->rhs2;
-    for (int it = 0; it < 2; ++it) {
+    for (int it = 0; it < 1; ++it) {
         for (size_t i = 0; i < B; ++i)
             for (int c = 0; c < 4; ++c)
                 for (int r = 0; r < 3; ++r)
@@ -99,8 +135,7 @@ void skf__solve_affine_start(const skf_solver *s, skf_solve_ws *ws, const double
                     }
             }
         }
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)D, 3, s->chol, (lapack_int)D, Rr,
-                       (lapack_int)D);
+        chol_solve(s->chol, D, Rr);
         for (size_t e = 0; e < 3 * D; ++e)
             X[e] += Rr[e];
     }

@@ -17,27 +17,7 @@
 #include "solve_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static size_t find_pair(const skf_solver *s, uint32_t a, uint32_t b)
-{
-    size_t lo = s->nb_off[a], hi = s->nb_off[a + 1];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->nb_bone[mid] < b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return s->nb_pair[lo]; /* present by construction */
-}
 
 skf_status skf__solve_moments(skf_solver *s, skf_error *err)
 {
@@ -55,59 +35,37 @@ skf_status skf__solve_moments(skf_solver *s, skf_error *err)
     s->self_pair = NULL;
     s->mu = NULL;
 
-    size_t total = 0;
-    for (size_t j = 0; j < n; ++j) {
-        size_t k = s->offsets[j + 1] - s->offsets[j];
-        total += k * (k + 1) / 2;
-    }
-    uint64_t *keys = skf_malloc_array(total ? total : 1, sizeof *keys);
-    if (!keys)
-        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu pairs)", total);
-    size_t m = 0;
+    /* Dense B×B table of the co-influencing pairs (a ≤ b): at most
+     * SKF_SOLVE_MAX_BONES² entries (16 MiB), transient. Enumerating it row by
+     * row yields the pairs already sorted. Every bone gets its self pair,
+     * even with no vertex (keeps lookups simple). */
+    uint32_t *tab = skf_calloc(B * B, sizeof *tab);
+    if (!tab)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu bones)", B);
     for (size_t j = 0; j < n; ++j)
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p)
             for (size_t q = p; q < s->offsets[j + 1]; ++q) {
-                uint64_t a = s->bone[p], b = s->bone[q];
-                if (a > b) {
-                    uint64_t t = a;
-                    a = b;
-                    b = t;
-                }
-                keys[m++] = a * (uint64_t)B + b;
+                size_t a = s->bone[p], b = s->bone[q];
+                tab[a < b ? a * B + b : b * B + a] = 1;
             }
-    qsort(keys, m, sizeof *keys, cmp_u64);
     size_t u = 0;
-    for (size_t i = 0; i < m; ++i)
-        if (u == 0 || keys[i] != keys[u - 1])
-            keys[u++] = keys[i];
-    /* every bone gets its self pair, even with no vertex (keeps lookups simple) */
-    size_t extra = 0;
-    {
-        bool *has = skf_calloc(B, sizeof *has);
-        if (!has) {
-            skf_free(keys);
-            return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory");
-        }
-        for (size_t i = 0; i < u; ++i)
-            if (keys[i] / B == keys[i] % B)
-                has[keys[i] / B] = true;
-        for (size_t b = 0; b < B; ++b)
-            extra += !has[b];
-        if (extra) {
-            uint64_t *k2 = skf_realloc_array(keys, u + extra, sizeof *keys);
-            if (!k2) {
-                skf_free(has);
-                skf_free(keys);
-                return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory");
-            }
-            keys = k2;
-            for (size_t b = 0; b < B; ++b)
-                if (!has[b])
-                    keys[u++] = (uint64_t)b * B + b;
-            qsort(keys, u, sizeof *keys, cmp_u64);
-        }
-        skf_free(has);
+    for (size_t a = 0; a < B; ++a) {
+        tab[a * B + a] = 1;
+        for (size_t b = a; b < B; ++b)
+            u += tab[a * B + b];
     }
+    uint64_t *keys = skf_malloc_array(u, sizeof *keys);
+    if (!keys) {
+        skf_free(tab);
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu pairs)", u);
+    }
+    u = 0;
+    for (size_t a = 0; a < B; ++a)
+        for (size_t b = a; b < B; ++b)
+            if (tab[a * B + b]) {
+                keys[u] = (uint64_t)a * B + b;
+                tab[a * B + b] = (uint32_t)(++u); /* pair index + 1 */
+            }
     s->pair_count = u;
     s->nb_off = skf_calloc(B + 1, sizeof *s->nb_off);
     s->nb_bone = skf_malloc_array(2 * u, sizeof *s->nb_bone);
@@ -119,6 +77,7 @@ skf_status skf__solve_moments(skf_solver *s, skf_error *err)
     if (!s->nb_off || !s->nb_bone || !s->nb_pair || !s->pair_M || !s->self_pair || !s->mu || !fill) {
         skf_free(fill);
         skf_free(keys);
+        skf_free(tab);
         return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu bone pairs)", u);
     }
     for (size_t i = 0; i < u; ++i) {
@@ -159,11 +118,13 @@ skf_status skf__solve_moments(skf_solver *s, skf_error *err)
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p)
             for (size_t q = p; q < s->offsets[j + 1]; ++q) {
                 double ww = s->weight[p] * s->weight[q];
-                double *M = s->pair_M + 16 * find_pair(s, s->bone[p], s->bone[q]);
+                size_t a = s->bone[p], b = s->bone[q];
+                double *M = s->pair_M + 16 * (tab[a < b ? a * B + b : b * B + a] - 1);
                 for (int e = 0; e < 16; ++e)
                     M[e] += ww * vv[e];
             }
     }
+    skf_free(tab);
     for (size_t b = 0; b < B; ++b)
         s->mu[b] = s->pair_M[16 * s->self_pair[b] + 15];
     return SKF_OK;

@@ -491,6 +491,20 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
                 lambda *= 10;
                 continue;
             }
+            /* Gauss–Newton predicted decrease of the damped step:
+             * −δᵀJᵀr − ½ δᵀJᵀJδ (exact for the linearised model). When even
+             * the model promises less than the stopping threshold, E is at its
+             * minimum to the resolution we ask for: stop without trying
+             * larger damping (each try costs a factorisation). */
+            double pred = 0;
+            for (size_t k = 0; k < P; ++k) {
+                double jd = 0; /* (JᵀJ δ)_k from the upper triangle */
+                for (size_t l = 0; l < P; ++l)
+                    jd += (k <= l ? r->JtJ[l * P + k] : r->JtJ[k * P + l]) * r->x[l];
+                pred -= r->x[k] * (r->Jtr[k] + 0.5 * jd);
+            }
+            if (!(pred >= stop))
+                break;
             /* retraction, top-down with the OLD parent rotations */
             for (size_t i = 0; i < B; ++i) {
                 double Ex[9], tmp[9];

@@ -220,13 +220,18 @@ static skf_status check_finite(const double *a, size_t n, size_t stride, const c
     return SKF_OK;
 }
 
-/* The per-frame solve. T: in warm start / fallback, out result. */
-static void solve_one(const skf_solver *s, skf_solve_ws *ws, const double *target, double *T,
+/* The per-frame solve. T: in warm start / fallback, out result. Returns
+ * false (T untouched) when the target holds a non-finite value: U = Σ‖u‖²
+ * is then non-finite, so the check costs nothing extra; the caller finds the
+ * vertex for the message. */
+static bool solve_one(const skf_solver *s, skf_solve_ws *ws, const double *target, double *T,
                       skf_solve_start mode, bool parallel, skf_solve_stats *st)
 {
     const size_t B12 = s->B * 12;
     skf__solve_frame_moments(s, ws, target, parallel);
     memset(st, 0, sizeof *st);
+    if (!isfinite(ws->U))
+        return false;
     double e_warm = HUGE_VAL;
     if (mode != SKF_SOLVE_START_AFFINE)
         e_warm = skf__solve_energy(s, ws, T);
@@ -244,33 +249,34 @@ static void solve_one(const skf_solver *s, skf_solve_ws *ws, const double *targe
     st->energy = skf__solve_energy(s, ws, T);
     st->residual = skf__solve_residual(s, ws, T, target, parallel);
     st->rms = sqrt(st->residual / (double)s->n);
+    return true;
 }
 
 skf_status skf_solver_frame(skf_solver *s, const double *target, double *transforms,
                             skf_solve_stats *stats, skf_error *err)
 {
-    skf_status rc = check_finite(target, s->n, 3, "frame target", err);
-    if (rc == SKF_OK)
-        rc = check_finite(transforms, s->B, 12, "warm start", err);
+    skf_status rc = check_finite(transforms, s->B, 12, "warm start", err);
     if (rc != SKF_OK)
         return rc;
     skf_solve_stats st;
-    solve_one(s, &s->ws, target, transforms, s->opt.start, s->threads > 1, &st);
+    if (!solve_one(s, &s->ws, target, transforms, s->opt.start, s->threads > 1, &st)) {
+        rc = check_finite(target, s->n, 3, "frame target", err);
+        return rc != SKF_OK ? rc
+                            : skf_fail(err, SKF_ERR_FORMAT, "frame target: coordinates too large");
+    }
     if (stats)
         *stats = st;
     return SKF_OK;
 }
 
-static skf_status check_frames(const skf_solver *s, size_t F, const double *targets, skf_error *err)
+/* Error for frame f whose solve reported a non-finite target. */
+static skf_status frame_error(const skf_solver *s, size_t f, const double *target, skf_error *err)
 {
-    for (size_t f = 0; f < F; ++f) {
-        skf_status rc = check_finite(targets + f * 3 * s->n, s->n, 3, "target", err);
-        if (rc != SKF_OK) {
-            skf_error_prefix(err, "frame %zu", f);
-            return rc;
-        }
-    }
-    return SKF_OK;
+    skf_status rc = check_finite(target, s->n, 3, "target", err);
+    if (rc == SKF_OK)
+        rc = skf_fail(err, SKF_ERR_FORMAT, "target: coordinates too large");
+    skf_error_prefix(err, "frame %zu", f);
+    return rc;
 }
 
 static skf_solve_ws *make_workspaces(const skf_solver *s, int count)
@@ -301,11 +307,10 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
     if (F == 0)
         return SKF_OK;
     const size_t B12 = s->B * 12, N3 = 3 * s->n;
-    skf_status rc = check_frames(s, F, targets, err);
-    if (rc == SKF_OK)
-        rc = check_finite(transforms, s->B, 12, "warm start", err);
+    skf_status rc = check_finite(transforms, s->B, 12, "warm start", err);
     if (rc != SKF_OK)
         return rc;
+    size_t bad = SIZE_MAX; /* lowest frame with a non-finite target */
     size_t chunk = s->opt.chunk_frames < 0 ? F : (size_t)s->opt.chunk_frames;
     size_t nc = (F + chunk - 1) / chunk;
     int nt = s->threads;
@@ -344,7 +349,12 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
                 memcpy(T, T - B12, B12 * sizeof *T);
             }
             skf_solve_stats st;
-            solve_one(s, w, targets + f * N3, T, mode, inner_parallel, &st);
+            if (!solve_one(s, w, targets + f * N3, T, mode, inner_parallel, &st)) {
+#pragma omp critical(skf_solver_bad)
+                if (f < bad)
+                    bad = f;
+                break;
+            }
             if (stats)
                 stats[f] = st;
         }
@@ -362,6 +372,8 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
     skf_free(init);
     if (ws)
         free_workspaces(ws, nt);
+    if (bad != SIZE_MAX)
+        return frame_error(s, bad, targets + bad * N3, err);
     if (cancelled)
         return skf_fail(err, SKF_ERR_CANCELLED, "solver: clip: cancelled");
     return SKF_OK;
@@ -373,7 +385,8 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
     if (F == 0)
         return SKF_OK;
     const size_t B12 = s->B * 12, N3 = 3 * s->n;
-    skf_status rc = check_frames(s, F, targets, err);
+    skf_status rc = SKF_OK;
+    size_t bad = SIZE_MAX;
     for (size_t f = 0; rc == SKF_OK && f < F; ++f) {
         rc = check_finite(transforms + f * B12, s->B, 12, "warm start", err);
         if (rc != SKF_OK)
@@ -392,12 +405,19 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
     for (long f = 0; f < (long)F; ++f) {
         skf_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
         skf_solve_stats st;
-        solve_one(s, w, targets + (size_t)f * N3, transforms + (size_t)f * B12, s->opt.start,
-                  inner_parallel, &st);
+        if (!solve_one(s, w, targets + (size_t)f * N3, transforms + (size_t)f * B12, s->opt.start,
+                       inner_parallel, &st)) {
+#pragma omp critical(skf_solver_bad)
+            if ((size_t)f < bad)
+                bad = (size_t)f;
+            continue;
+        }
         if (stats)
             stats[f] = st;
     }
     if (ws)
         free_workspaces(ws, nt);
+    if (bad != SIZE_MAX)
+        return frame_error(s, bad, targets + bad * N3, err);
     return SKF_OK;
 }

@@ -190,6 +190,21 @@ static void test_clip_determinism(void)
         skf_solver_free(s);
     }
     CHECK(memcmp(Ta, Tb, F * B * 12 * sizeof *Ta) == 0);
+    {
+        /* a NaN in frame 13 is reported with its frame and vertex */
+        skf_solve_options opt = {0};
+        opt.threads = 2;
+        skf_solver *s = NULL;
+        CHECK(skf_solver_new(&rig, &opt, &s, &err) == SKF_OK);
+        double keep = targets[13 * 3 * n + 3 * 77 + 2];
+        targets[13 * 3 * n + 3 * 77 + 2] = NAN;
+        identities(B, Tb);
+        CHECK(skf_solver_clip(s, F, targets, Tb, NULL, NULL, &err) == SKF_ERR_FORMAT);
+        CHECK(strstr(err.message, "frame 13: target: vertex 77") != NULL);
+        printf("NaN in a clip: %s\n", err.message);
+        targets[13 * 3 * n + 3 * 77 + 2] = keep;
+        skf_solver_free(s);
+    }
     double mean_sweeps = 0, worst_rms = 0;
     int capped = 0;
     for (size_t f = 0; f < F; ++f) {
