@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Run the libFuzzer harnesses (clang from Debian). Seeds come from the
+# project's own code (procedural creature, baked caches) and ../shared/data.
+# Crashing inputs are copied to fuzz/regressions/<harness>/ for ctest replay.
+# usage: scripts/fuzz.sh [seconds-per-harness] [harness...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}; shift || true
+data=${SKF_DATA:-../shared/data}
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DSKF_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j"$(nproc)" >/dev/null
+harnesses=("$@")
+if ((${#harnesses[@]} == 0)); then
+  for f in fuzz/fuzz_*.c; do h=${f#fuzz/fuzz_}; harnesses+=("${h%.c}"); done
+fi
+work=build-fuzz/corpus
+for h in "${harnesses[@]}"; do
+  mkdir -p "$work/$h" "fuzz/regressions/$h"
+  [[ -d fuzz/seeds/$h ]] && cp -n fuzz/seeds/$h/* "$work/$h/" 2>/dev/null || true
+  case $h in
+    gltf) [[ -f $work/$h/creature.glb ]] || build-fuzz/skinfit demo-asset -o "$work/$h/creature.glb" --vertices 300 >/dev/null 2>&1 || true
+          cp -n "$data"/khronos/Fox.glb "$work/$h/" 2>/dev/null || true ;;
+    alembic) cp -n "$data"/dembones/Bone_Anim.abc "$work/$h/" 2>/dev/null || true ;;
+    obj) cp -n "$data"/cylinder/cylinder.obj "$work/$h/" 2>/dev/null || true ;;
+  esac
+  echo "== fuzz_$h for ${secs}s"
+  (cd "fuzz/regressions/$h" && ../../../build-fuzz/fuzz/fuzz_$h -max_total_time="$secs" -rss_limit_mb=4096 \
+     -max_len=1048576 -print_final_stats=1 ../../../$work/$h) 2>&1 | grep -E "^(stat::|Done|==|SUMMARY)" || true
+done
