@@ -113,7 +113,8 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
 skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err);
 /* Write: a folder (created if missing; files frame_0000.obj ...) when `where`
  * ends in '/' or names a folder, else a printf pattern. Each file is written
- * atomically; faces from seq->triangles when present. */
+ * atomically with 9 significant digits per coordinate; faces from
+ * seq->triangles when present. */
 skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error *err);
 
 #ifdef __cplusplus

@@ -1,7 +1,8 @@
 /* Wavefront OBJ sequences: one OBJ file per frame (the exchange format of
  * mesh-sequence tools that lack a point cache). We read "v" lines (positions)
  * and "f" lines (polygons, fan-triangulated); everything else is skipped.
- * Written files hold "v x y z" with 9 significant digits (float32-exact) and
+ * Written files hold "v x y z" with 9 significant digits (relative error
+ * <= 5e-9, finer than float32) and
  * 1-based "f a b c" triangles.
  */
 #include "skinfit/meshseq.h"

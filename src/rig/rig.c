@@ -10,27 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void skf_rig_free(skf_rig *rig)
-{
-    if (!rig)
-        return;
-    skf_free(rig->rest_positions);
-    skf_free(rig->weight_offsets);
-    skf_free(rig->weight_joints);
-    skf_free(rig->weights);
-    skf_free(rig->triangles);
-    skf_free(rig->joints);
-    for (size_t i = 0; i < rig->node_count; ++i)
-        skf_free(rig->nodes[i].name);
-    skf_free(rig->nodes);
-    for (size_t i = 0; i < rig->part_count; ++i)
-        skf_free(rig->parts[i].target_deltas);
-    skf_free(rig->parts);
-    skf_free(rig->default_morph_weights);
-    skf_free(rig->morph_target_node);
-    skf_free(rig);
-}
-
 static bool is_surface_mode(int mode)
 {
     return mode == 4 || mode == 5 || mode == 6;
