@@ -202,6 +202,101 @@ skf_status skf_trs_convert(const skf_trs_converter *cv, const double *skin_trans
 void skf_trs_joint_worlds(const skf_trs_converter *cv, const double *translation,
                           const double *rotation, const double *scale, double *joint_to_world);
 
+/* ---- the transfer pipeline (src/solve/transfer.c) -------------------------
+ *
+ * Play a clip on the source (artist) rig, carry the deformed surface onto the
+ * target rig's mesh through the rest-surface correspondence, and solve per
+ * frame the target's bone transforms (free: rigid per bone; rotation-only:
+ * bone lengths kept) so that the target's own skinning reproduces it. The
+ * control run solves the source rig against its own clip (must land on 0).
+ * Both rigs are welded (skf_rig_weld) before anything else; constraints are
+ * welded target vertices. Needs skinfit/lbs.h (rigs, clips) and
+ * skinfit/solve.h (the per-frame solve). */
+
+typedef enum skf_transfer_mode {
+    SKF_TRANSFER_FREE = 1,
+    SKF_TRANSFER_ROTATION_ONLY = 2,
+    SKF_TRANSFER_BOTH = 3          /* both solved and reported; the free one is baked */
+} skf_transfer_mode;
+
+typedef struct skf_transfer_options {
+    int mode;                 /* skf_transfer_mode; 0 → FREE */
+    double fps;               /* sampling rate; <= 0 → each clip's key rate */
+    size_t max_constraints;   /* 0 → every welded target vertex */
+    bool no_control;          /* skip the control run */
+    skf_align_options align;  /* zeroed → defaults */
+    int threads;              /* 0 → all OpenMP threads */
+} skf_transfer_options;
+
+/* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
+ * vertices of all frames (fraction, 1 = perfect); errors are % of the rest
+ * bounding-box diagonal (the target's; the control's own source diagonal). */
+typedef struct skf_transfer_metrics {
+    bool present;
+    double quality, mean_error_pct, max_error_pct;
+    double sweeps_per_frame;  /* free: bone sweeps; rotation-only: LM iterations */
+    double solve_seconds;     /* wall time of this run's solve */
+    double max_length_error;  /* rotation-only: max relative bone-length error of the baked TRS */
+    /* per frame, [frames] each, owned */
+    double *frame_quality, *frame_mean_pct, *frame_max_pct;
+    int *frame_sweeps;
+} skf_transfer_metrics;
+
+typedef struct skf_transfer_clip {
+    char *name;                /* the source animation's name as stored, owned */
+    size_t frames;
+    double fps, start, duration; /* frame f is at start + f / fps seconds */
+    double seconds;            /* total solve wall time (all runs) */
+    skf_transfer_metrics control, free, rotation_only;
+    size_t joint_count;        /* target joints */
+    double *free_transforms;   /* [frames*joint_count*12] solve.h 3x4 layout, owned (NULL if not run) */
+    double *rotonly_transforms;/* same, rotation-only (NULL if not run) */
+    /* the baked output (free, or rotation-only in that mode): local TRS per
+     * frame and joint: [frames*joint_count*3], [..*4], [..*3]; owned */
+    double *translation, *rotation, *scale;
+    bool *animated;            /* [joint_count]: joint solved (carries weight on the constraints) */
+} skf_transfer_clip;
+
+void skf_transfer_clip_release(skf_transfer_clip *clip);
+
+typedef struct skf_transfer skf_transfer;
+
+/* Prepare a transfer from source to target (target NULL: control only).
+ * Errors: a document without a skin ("RIG.glb: skins: no skin — the target
+ * is not a rigged mesh"), surfaces that do not match (SKF_ERR_MISMATCH),
+ * solver set-up failures. The documents must outlive the session. */
+skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
+                            const skf_transfer_options *options, skf_transfer **out,
+                            skf_warnings *warnings, skf_error *err);
+void skf_transfer_free(skf_transfer *t);
+
+/* Facts about the session for reports. */
+typedef struct skf_transfer_info {
+    size_t source_vertices, source_welded, source_joints;
+    size_t target_vertices, target_welded, target_joints;
+    size_t constraints;
+    double source_diagonal, target_diagonal;
+    skf_alignment alignment;   /* zero when control only */
+} skf_transfer_info;
+void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info);
+
+/* Run one clip (name as the user typed it: "Walk" matches "AnimalArmature|Walk").
+ * Errors: unknown clip (SKF_ERR_ARGUMENT, listing the available clips), a
+ * clip with no keyed channel ("has no frames"), solver failures naming the
+ * frame. progress may be NULL. */
+skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                 const skf_progress *progress, skf_error *err);
+
+/* Add the baked clip to doc (the target document or a copy of it) as a glTF
+ * animation under clip->name: LINEAR, one key per frame, translation +
+ * rotation + scale channels on every animated joint node. */
+skf_status skf_transfer_add_animation(const skf_transfer *t, skf_gltf *doc,
+                                      const skf_transfer_clip *clip, skf_error *err);
+
+/* Names of the source clips, for messages: "Walk, Gallop, ..." (static
+ * buffer inside the session, valid until the next call). */
+const char *skf_transfer_clip_list(const skf_transfer *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,638 @@
+/* The transfer pipeline: source clip → deformed surface → target surface →
+ * per-frame bone solve on the target rig → baked glTF animation.
+ *
+ * References: Le & Deng, "Smooth Skinning Decomposition with Rigid Bones"
+ * (SIGGRAPH Asia 2012) — solving bone transforms for fixed weights against a
+ * deformed surface (the solve itself lives in skinfit/solve.h); Sumner &
+ * Popović, "Deformation transfer for triangle meshes" (2004) — carrying a
+ * deformation across meshes through a closest-point correspondence.
+ *
+ * Why the surface, not the skeleton: two rigs of the same animal rarely share
+ * joint placement or naming; they share the surface. Solving the target's own
+ * skinning against the carried surface makes the result exact for the target
+ * rig's weights, whatever its skeleton. The control run (the source rig
+ * against its own clip) measures the solver alone and must land on zero.
+ */
+#include "skinfit/transfer.h"
+#include "skinfit/lbs.h"
+#include "skinfit/math.h"
+#include "skinfit/solve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct skf_transfer {
+    const skf_gltf *source_doc, *target_doc;
+    skf_transfer_options opt;
+    skf_rig *src_raw, *src;   /* source rig, welded */
+    skf_rig *tgt_raw, *tgt;   /* target rig, welded (NULL: control only) */
+    skf_alignment align;
+    double source_to_target[16];
+    skf_correspondence corr;
+    double *con_rest;         /* [C*3] target rest of the constraints */
+    size_t *con_offsets;
+    uint32_t *con_bone;
+    double *con_weight;
+    skf_solver *src_solver, *tgt_solver;
+    skf_rotonly *rotonly;
+    int32_t *tgt_parent;
+    double *tgt_bind;         /* [B*16] */
+    skf_trs_converter trs;
+    bool trs_ready;
+    bool *tgt_solved;         /* [B] bone mass > 0 on the constraints */
+    double src_diag, tgt_diag;
+    char clip_list[1024];
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *doc_name(const skf_gltf *d)
+{
+    return d && d->path ? d->path : "glTF";
+}
+
+void skf_transfer_free(skf_transfer *t)
+{
+    if (!t)
+        return;
+    skf_rig_free(t->src_raw);
+    skf_rig_free(t->src);
+    skf_rig_free(t->tgt_raw);
+    skf_rig_free(t->tgt);
+    skf_correspondence_release(&t->corr);
+    skf_free(t->con_rest);
+    skf_free(t->con_offsets);
+    skf_free(t->con_bone);
+    skf_free(t->con_weight);
+    skf_rotonly_free(t->rotonly);
+    skf_solver_free(t->src_solver);
+    skf_solver_free(t->tgt_solver);
+    skf_free(t->tgt_parent);
+    skf_free(t->tgt_bind);
+    if (t->trs_ready)
+        skf_trs_converter_release(&t->trs);
+    skf_free(t->tgt_solved);
+    skf_free(t);
+}
+
+/* The rig of the first skin, welded. */
+static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw, skf_rig **welded,
+                           skf_warnings *warnings, skf_error *err)
+{
+    if (doc->skin_count == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins: no skin — the %s is not a rigged mesh", doc_name(doc),
+                        role);
+    skf_status st = skf_rig_from_gltf(doc, 0, NULL, raw, warnings, err);
+    if (st)
+        return st;
+    if ((*raw)->vertex_count == 0 || (*raw)->triangle_count == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins[0]: no skinned triangle mesh uses the skin (%s)",
+                        doc_name(doc), role);
+    st = skf_rig_weld(*raw, welded, NULL, err);
+    if (st)
+        return st;
+    if ((*welded)->triangle_count == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins[0]: the skinned surface has no triangles after welding",
+                        doc_name(doc));
+    return SKF_OK;
+}
+
+static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, const size_t *offsets,
+                              const uint32_t *bone, const double *weight, int threads, skf_solver **out,
+                              skf_error *err)
+{
+    skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count};
+    skf_solve_options so;
+    memset(&so, 0, sizeof so);
+    so.threads = threads;
+    return skf_solver_new(&sr, &so, out, err);
+}
+
+skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
+                            const skf_transfer_options *options, skf_transfer **out,
+                            skf_warnings *warnings, skf_error *err)
+{
+    *out = NULL;
+    skf_transfer *t = skf_calloc(1, sizeof *t);
+    if (!t)
+        return skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
+    if (options)
+        t->opt = *options;
+    if (t->opt.mode == 0)
+        t->opt.mode = SKF_TRANSFER_FREE;
+    t->source_doc = source;
+    t->target_doc = target;
+    skf_status st = load_rig(source, "source", &t->src_raw, &t->src, warnings, err);
+    if (st)
+        goto fail;
+    t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src->rest_positions);
+    if (!t->opt.no_control) {
+        st = make_solver(t->src, t->src->rest_positions, t->src->vertex_count, t->src->weight_offsets,
+                         t->src->weight_joints, t->src->weights, t->opt.threads, &t->src_solver, err);
+        if (st)
+            goto fail;
+    }
+    if (!target) {
+        *out = t;
+        return SKF_OK;
+    }
+    st = load_rig(target, "target", &t->tgt_raw, &t->tgt, warnings, err);
+    if (st)
+        goto fail;
+    const skf_rig *S = t->src, *T = t->tgt;
+    t->tgt_diag = skf_bbox_diagonal(T->vertex_count, T->rest_positions);
+    st = skf_align_surfaces(S->rest_positions, S->vertex_count, S->triangles, S->triangle_count, T->rest_positions,
+                            T->vertex_count, T->triangles, T->triangle_count, &t->opt.align, &t->align, err);
+    if (st) {
+        skf_error_prefix(err, "%s vs %s", doc_name(source), doc_name(target));
+        goto fail;
+    }
+    if (!skf_mat4_invert(t->source_to_target, t->align.target_to_source)) {
+        st = skf_fail(err, SKF_ERR_NUMERIC, "%s vs %s: alignment: singular similarity", doc_name(source),
+                      doc_name(target));
+        goto fail;
+    }
+    uint32_t *cons = NULL;
+    size_t ncons = 0;
+    st = skf_subsample_even(T->rest_positions, T->vertex_count, t->opt.max_constraints, &cons, &ncons, err);
+    if (st)
+        goto fail;
+    st = skf_correspond(S->rest_positions, S->vertex_count, S->triangles, S->triangle_count, T->rest_positions,
+                        T->vertex_count, &t->align, cons, ncons, &t->corr, err);
+    skf_free(cons);
+    if (st)
+        goto fail;
+    /* constraint sub-rig */
+    size_t C = t->corr.count, nnz = 0;
+    for (size_t c = 0; c < C; ++c) {
+        uint32_t v = t->corr.target_vertex[c];
+        nnz += T->weight_offsets[v + 1] - T->weight_offsets[v];
+    }
+    t->con_rest = skf_malloc_array(C * 3, sizeof(double));
+    t->con_offsets = skf_malloc_array(C + 1, sizeof(size_t));
+    t->con_bone = skf_malloc_array(nnz ? nnz : 1, sizeof(uint32_t));
+    t->con_weight = skf_malloc_array(nnz ? nnz : 1, sizeof(double));
+    if (!t->con_rest || !t->con_offsets || !t->con_bone || !t->con_weight) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "transfer: %zu constraints: out of memory", C);
+        goto fail;
+    }
+    size_t e = 0;
+    t->con_offsets[0] = 0;
+    for (size_t c = 0; c < C; ++c) {
+        uint32_t v = t->corr.target_vertex[c];
+        memcpy(t->con_rest + 3 * c, T->rest_positions + 3 * (size_t)v, 3 * sizeof(double));
+        for (size_t k = T->weight_offsets[v]; k < T->weight_offsets[v + 1]; ++k, ++e) {
+            t->con_bone[e] = T->weight_joints[k];
+            t->con_weight[e] = T->weights[k];
+        }
+        t->con_offsets[c + 1] = e;
+    }
+    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->opt.threads,
+                     &t->tgt_solver, err);
+    if (st) {
+        skf_error_prefix(err, "%s", doc_name(target));
+        goto fail;
+    }
+    size_t B = T->joint_count;
+    t->tgt_solved = skf_malloc_array(B ? B : 1, sizeof(bool));
+    t->tgt_parent = skf_malloc_array(B ? B : 1, sizeof(int32_t));
+    t->tgt_bind = skf_malloc_array(B ? B * 16 : 1, sizeof(double));
+    if (!t->tgt_solved || !t->tgt_parent || !t->tgt_bind) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < B; ++i) {
+        t->tgt_solved[i] = skf_solver_bone_mass(t->tgt_solver, i) > 0;
+        t->tgt_parent[i] = T->joints[i].parent;
+        if (skf_mat4_invert(t->tgt_bind + 16 * i, T->joints[i].mesh_to_joint) == 0) {
+            st = skf_fail(err, SKF_ERR_NUMERIC, "%s: skins[0].inverseBindMatrices[%zu]: singular", doc_name(target), i);
+            goto fail;
+        }
+    }
+    st = skf_trs_converter_init(&t->trs, target, 0, err);
+    if (st)
+        goto fail;
+    t->trs_ready = true;
+    if (t->opt.mode & SKF_TRANSFER_ROTATION_ONLY) {
+        skf_skeleton sk = {B, t->tgt_parent, t->tgt_bind};
+        st = skf_rotonly_new(t->tgt_solver, &sk, NULL, &t->rotonly, err);
+        if (st) {
+            skf_error_prefix(err, "%s", doc_name(target));
+            goto fail;
+        }
+    }
+    *out = t;
+    return SKF_OK;
+fail:
+    skf_transfer_free(t);
+    return st;
+}
+
+void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->source_vertices = t->src_raw->vertex_count;
+    info->source_welded = t->src->vertex_count;
+    info->source_joints = t->src->joint_count;
+    info->source_diagonal = t->src_diag;
+    if (t->tgt) {
+        info->target_vertices = t->tgt_raw->vertex_count;
+        info->target_welded = t->tgt->vertex_count;
+        info->target_joints = t->tgt->joint_count;
+        info->constraints = t->corr.count;
+        info->target_diagonal = t->tgt_diag;
+        info->alignment = t->align;
+    }
+}
+
+const char *skf_transfer_clip_list(const skf_transfer *t)
+{
+    skf_transfer *m = (skf_transfer *)t;
+    char *b = m->clip_list;
+    size_t cap = sizeof m->clip_list, len = 0;
+    b[0] = 0;
+    for (size_t a = 0; a < t->source_doc->animation_count; ++a) {
+        const char *n = t->source_doc->animations[a].name;
+        char tmp[32];
+        if (!n) {
+            snprintf(tmp, sizeof tmp, "#%zu", a);
+            n = tmp;
+        } else if (strrchr(n, '|')) {
+            n = strrchr(n, '|') + 1;
+        }
+        int w = snprintf(b + len, cap - len, "%s%s", len ? ", " : "", n);
+        if (w < 0 || (size_t)w >= cap - len) {
+            if (cap - len > 4)
+                strcpy(b + cap - 5, "...");
+            break;
+        }
+        len += (size_t)w;
+    }
+    if (!b[0])
+        snprintf(b, cap, "(none)");
+    return b;
+}
+
+static void metrics_release(skf_transfer_metrics *m)
+{
+    skf_free(m->frame_quality);
+    skf_free(m->frame_mean_pct);
+    skf_free(m->frame_max_pct);
+    skf_free(m->frame_sweeps);
+    memset(m, 0, sizeof *m);
+}
+
+void skf_transfer_clip_release(skf_transfer_clip *c)
+{
+    if (!c)
+        return;
+    skf_free(c->name);
+    metrics_release(&c->control);
+    metrics_release(&c->free);
+    metrics_release(&c->rotation_only);
+    skf_free(c->free_transforms);
+    skf_free(c->rotonly_transforms);
+    skf_free(c->translation);
+    skf_free(c->rotation);
+    skf_free(c->scale);
+    skf_free(c->animated);
+    memset(c, 0, sizeof *c);
+}
+
+static bool metrics_alloc(skf_transfer_metrics *m, size_t F)
+{
+    m->frame_quality = skf_calloc(F, sizeof(double));
+    m->frame_mean_pct = skf_calloc(F, sizeof(double));
+    m->frame_max_pct = skf_calloc(F, sizeof(double));
+    m->frame_sweeps = skf_calloc(F, sizeof(int));
+    return m->frame_quality && m->frame_mean_pct && m->frame_max_pct && m->frame_sweeps;
+}
+
+/* Quality figures of a solved clip: s from the solver's skinning, u target,
+ * r rest, per frame and over the clip. scratch: [2*n*3]. */
+static void measure(const skf_solver *solver, size_t F, size_t n, size_t B, const double *transforms,
+                    const double *targets, const double *rest, double diag, double *scratch,
+                    skf_transfer_metrics *m)
+{
+    skf_quality_acc clip_acc;
+    skf_quality_init(&clip_acc, diag);
+    for (size_t f = 0; f < F; ++f) {
+        double *s = scratch;
+        skf_solver_skin(solver, transforms + f * B * 12, s);
+        skf_quality_acc fa;
+        skf_quality_init(&fa, diag);
+        skf_quality_add_frame(&fa, n, s, targets + f * n * 3, rest, NULL);
+        skf_quality q = skf_quality_result(&fa);
+        m->frame_quality[f] = q.quality;
+        m->frame_mean_pct[f] = q.mean_error_pct;
+        m->frame_max_pct[f] = q.max_error_pct;
+        skf_quality_merge(&clip_acc, &fa);
+    }
+    skf_quality q = skf_quality_result(&clip_acc);
+    m->quality = q.quality;
+    m->mean_error_pct = q.mean_error_pct;
+    m->max_error_pct = q.max_error_pct;
+    m->present = true;
+}
+
+/* Bone-length error of baked TRS: for every joint whose parent joint is its
+ * direct parent node and both carry weight, | |p_i - p_parent| - bind length |
+ * / bind length, max over frames. */
+static double length_error(const skf_transfer *t, size_t F, const double *tr, const double *rot, const double *sc)
+{
+    size_t B = t->tgt->joint_count;
+    double *worlds = skf_malloc_array(B * 16, sizeof(double));
+    if (!worlds)
+        return HUGE_VAL;
+    double worst = 0;
+    for (size_t f = 0; f < F; ++f) {
+        skf_trs_joint_worlds(&t->trs, tr + f * B * 3, rot + f * B * 4, sc + f * B * 3, worlds);
+        for (size_t i = 0; i < B; ++i) {
+            int p = t->tgt_parent[i];
+            if (p < 0 || !t->tgt_solved[i] || !t->tgt_solved[p])
+                continue;
+            const double *bi = t->tgt_bind + 16 * i + 12, *bp = t->tgt_bind + 16 * (size_t)p + 12;
+            const double *wi = worlds + 16 * i + 12, *wp = worlds + 16 * (size_t)p + 12;
+            double db[3] = {bi[0] - bp[0], bi[1] - bp[1], bi[2] - bp[2]};
+            double dw[3] = {wi[0] - wp[0], wi[1] - wp[1], wi[2] - wp[2]};
+            double L = skf_norm3(db);
+            if (L <= 1e-12 * t->tgt_diag)
+                continue;
+            double e = fabs(skf_norm3(dw) - L) / L;
+            if (e > worst)
+                worst = e;
+        }
+    }
+    skf_free(worlds);
+    return worst;
+}
+
+static skf_status to_trs(const skf_transfer *t, size_t F, const double *T34, double *tr, double *rot, double *sc,
+                         skf_error *err)
+{
+    size_t B = t->tgt->joint_count;
+    double *m = skf_malloc_array(B * 16, sizeof(double));
+    if (!m)
+        return skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
+    skf_status st = SKF_OK;
+    for (size_t f = 0; f < F && !st; ++f) {
+        for (size_t i = 0; i < B; ++i)
+            skf_transform34_to_mat4(T34 + (f * B + i) * 12, m + 16 * i);
+        st = skf_trs_convert(&t->trs, m, t->tgt_solved, f ? rot + (f - 1) * B * 4 : NULL, tr + f * B * 3,
+                             rot + f * B * 4, sc + f * B * 3, (int)f, err);
+    }
+    skf_free(m);
+    return st;
+}
+
+skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                 const skf_progress *progress, skf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const skf_gltf *sd = t->source_doc;
+    int a = skf_gltf_find_animation(sd, clip_name);
+    if (a < 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s' (available: %s)", doc_name(sd),
+                        clip_name, skf_transfer_clip_list(t));
+    skf_clip *clip = NULL;
+    skf_status st = skf_clip_from_gltf(sd, a, &clip, err);
+    if (st)
+        return st;
+    double *src_seq = NULL, *u = NULL, *scratch = NULL;
+    if (clip->channel_count == 0 || clip->total_keys == 0) {
+        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations[%d] ('%s'): the clip has no frames (no keyed channel)",
+                      doc_name(sd), a, clip_name);
+        goto done;
+    }
+    double fps = skf_clip_frame_fps(clip, t->opt.fps);
+    size_t F = skf_clip_frame_count(clip, t->opt.fps);
+    if (F == 0) {
+        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations[%d] ('%s'): the clip has no frames", doc_name(sd), a,
+                      clip_name);
+        goto done;
+    }
+    out->name = skf_strdup(sd->animations[a].name ? sd->animations[a].name : clip_name);
+    out->frames = F;
+    out->fps = fps;
+    out->start = clip->start;
+    out->duration = clip->duration;
+    const skf_rig *S = t->src;
+    size_t Ns = S->vertex_count;
+    src_seq = skf_malloc_array(F * Ns * 3, sizeof(double));
+    size_t scratch_n = Ns;
+    if (t->tgt && t->corr.count > scratch_n)
+        scratch_n = t->corr.count;
+    scratch = skf_malloc_array(scratch_n * 3, sizeof(double));
+    if (!out->name || !src_seq || !scratch) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory", clip_name, F, Ns);
+        goto done;
+    }
+    /* 1. play the clip on the source rig */
+    skf_pose pose;
+    st = skf_pose_init(&pose, S, err);
+    if (st)
+        goto done;
+    for (size_t f = 0; f < F; ++f) {
+        skf_pose_eval(S, clip, clip->start + (double)f / fps, &pose);
+        skf_skin(S, &pose, src_seq + f * Ns * 3, t->opt.threads > 0 ? t->opt.threads : 0);
+    }
+    skf_pose_release(&pose);
+    if (skf_progress_report(progress, 0.05, "source clip sampled")) {
+        st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
+        goto done;
+    }
+    double t0 = now_seconds();
+    /* 2. control: the source rig against its own clip */
+    if (t->src_solver) {
+        size_t Bs = S->joint_count;
+        double *Tc = skf_malloc_array(F * Bs * 12, sizeof(double));
+        skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
+        if (!Tc || !stats || !metrics_alloc(&out->control, F)) {
+            skf_free(Tc);
+            skf_free(stats);
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: control: out of memory", clip_name);
+            goto done;
+        }
+        for (size_t i = 0; i < Bs; ++i)
+            skf_transform34_identity(Tc + i * 12);
+        double c0 = now_seconds();
+        st = skf_solver_clip(t->src_solver, F, src_seq, Tc, stats, NULL, err);
+        out->control.solve_seconds = now_seconds() - c0;
+        if (!st) {
+            double sw = 0;
+            for (size_t f = 0; f < F; ++f) {
+                out->control.frame_sweeps[f] = stats[f].sweeps;
+                sw += stats[f].sweeps;
+            }
+            out->control.sweeps_per_frame = sw / (double)F;
+            measure(t->src_solver, F, Ns, Bs, Tc, src_seq, S->rest_positions, t->src_diag, scratch, &out->control);
+        } else {
+            skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
+        }
+        skf_free(Tc);
+        skf_free(stats);
+        if (st)
+            goto done;
+    }
+    if (skf_progress_report(progress, 0.3, "control solved")) {
+        st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
+        goto done;
+    }
+    if (t->tgt) {
+        size_t C = t->corr.count, B = t->tgt->joint_count;
+        out->joint_count = B;
+        u = skf_malloc_array(F * C * 3, sizeof(double));
+        out->free_transforms = skf_malloc_array(F * B * 12, sizeof(double));
+        skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
+        if (!u || !out->free_transforms || !stats || !metrics_alloc(&out->free, F)) {
+            skf_free(stats);
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu constraints x %zu frames: out of memory", clip_name, C, F);
+            goto done;
+        }
+        /* 3. carry the surface */
+        for (size_t f = 0; f < F; ++f)
+            skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target, src_seq + f * Ns * 3,
+                                     u + f * C * 3);
+        /* 4. free solve */
+        for (size_t i = 0; i < B; ++i)
+            skf_transform34_identity(out->free_transforms + i * 12);
+        double f0 = now_seconds();
+        st = skf_solver_clip(t->tgt_solver, F, u, out->free_transforms, stats, NULL, err);
+        out->free.solve_seconds = now_seconds() - f0;
+        if (st) {
+            skf_free(stats);
+            skf_error_prefix(err, "%s: %s", doc_name(t->target_doc), clip_name);
+            goto done;
+        }
+        double sw = 0;
+        for (size_t f = 0; f < F; ++f) {
+            out->free.frame_sweeps[f] = stats[f].sweeps;
+            sw += stats[f].sweeps;
+        }
+        skf_free(stats);
+        out->free.sweeps_per_frame = sw / (double)F;
+        measure(t->tgt_solver, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch, &out->free);
+        if (skf_progress_report(progress, 0.6, "free solve")) {
+            st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
+            goto done;
+        }
+        /* 5. rotation-only */
+        if (t->rotonly) {
+            out->rotonly_transforms = skf_malloc_array(F * B * 12, sizeof(double));
+            if (!out->rotonly_transforms || !metrics_alloc(&out->rotation_only, F)) {
+                st = skf_fail(err, SKF_ERR_NOMEM, "%s: rotation-only: out of memory", clip_name);
+                goto done;
+            }
+            double r0 = now_seconds(), it = 0;
+            for (size_t f = 0; f < F && !st; ++f) {
+                double *R = out->rotonly_transforms + f * B * 12;
+                if (f)
+                    memcpy(R, R - B * 12, B * 12 * sizeof(double));
+                skf_rotonly_stats rs;
+                st = skf_rotonly_frame(t->rotonly, u + f * C * 3, out->free_transforms + f * B * 12, R, f > 0, &rs,
+                                       err);
+                out->rotation_only.frame_sweeps[f] = rs.iterations;
+                it += rs.iterations;
+                if (skf_progress_report(progress, 0.6 + 0.35 * (double)(f + 1) / (double)F, "rotation-only solve")) {
+                    st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
+                }
+            }
+            out->rotation_only.solve_seconds = now_seconds() - r0;
+            if (st) {
+                skf_error_prefix(err, "%s: %s: rotation-only", doc_name(t->target_doc), clip_name);
+                goto done;
+            }
+            out->rotation_only.sweeps_per_frame = it / (double)F;
+            measure(t->tgt_solver, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag, scratch,
+                    &out->rotation_only);
+        }
+        /* 6. local TRS of the baked run (and the bone-length check) */
+        out->translation = skf_malloc_array(F * B * 3, sizeof(double));
+        out->rotation = skf_malloc_array(F * B * 4, sizeof(double));
+        out->scale = skf_malloc_array(F * B * 3, sizeof(double));
+        out->animated = skf_malloc_array(B, sizeof(bool));
+        if (!out->translation || !out->rotation || !out->scale || !out->animated) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
+            goto done;
+        }
+        memcpy(out->animated, t->tgt_solved, B * sizeof(bool));
+        if (t->rotonly) {
+            st = to_trs(t, F, out->rotonly_transforms, out->translation, out->rotation, out->scale, err);
+            if (st)
+                goto done;
+            out->rotation_only.max_length_error =
+                length_error(t, F, out->translation, out->rotation, out->scale);
+        }
+        if (t->opt.mode != SKF_TRANSFER_ROTATION_ONLY) {
+            st = to_trs(t, F, out->free_transforms, out->translation, out->rotation, out->scale, err);
+            if (st)
+                goto done;
+        }
+    }
+    out->seconds = now_seconds() - t0;
+    skf_progress_report(progress, 1.0, "done");
+done:
+    skf_free(src_seq);
+    skf_free(u);
+    skf_free(scratch);
+    skf_clip_free(clip);
+    if (st)
+        skf_transfer_clip_release(out);
+    return st;
+}
+
+skf_status skf_transfer_add_animation(const skf_transfer *t, skf_gltf *doc, const skf_transfer_clip *clip,
+                                      skf_error *err)
+{
+    if (!t->tgt || !clip->translation)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: no transfer result to bake", clip->name ? clip->name : "clip");
+    size_t B = clip->joint_count, F = clip->frames, nanim = 0;
+    for (size_t i = 0; i < B; ++i)
+        nanim += clip->animated[i];
+    float *times = skf_malloc_array(F, sizeof(float));
+    float *vals = skf_malloc_array(nanim * F * 10 + 1, sizeof(float));
+    skf_gltf_new_channel *ch = skf_malloc_array(3 * nanim + 1, sizeof *ch);
+    if (!times || !vals || !ch) {
+        skf_free(times);
+        skf_free(vals);
+        skf_free(ch);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip->name);
+    }
+    for (size_t f = 0; f < F; ++f)
+        times[f] = (float)(clip->start + (double)f / clip->fps);
+    size_t nc = 0;
+    float *v = vals;
+    for (size_t i = 0; i < B; ++i) {
+        if (!clip->animated[i])
+            continue;
+        int node = t->trs.joint_node[i];
+        static const skf_gltf_path paths[3] = {SKF_PATH_TRANSLATION, SKF_PATH_ROTATION, SKF_PATH_SCALE};
+        const double *src[3] = {clip->translation, clip->rotation, clip->scale};
+        const size_t width[3] = {3, 4, 3};
+        for (int p = 0; p < 3; ++p) {
+            skf_gltf_new_channel *c = &ch[nc++];
+            c->node = node;
+            c->path = paths[p];
+            c->interpolation = SKF_INTERP_LINEAR;
+            c->key_count = F;
+            c->times = times;
+            c->values = v;
+            c->width = width[p];
+            for (size_t f = 0; f < F; ++f)
+                for (size_t k = 0; k < width[p]; ++k)
+                    *v++ = (float)src[p][(f * B + i) * width[p] + k];
+        }
+    }
+    skf_status st = skf_gltf_add_animation(doc, clip->name, ch, nc, err);
+    skf_free(times);
+    skf_free(vals);
+    skf_free(ch);
+    return st;
+}
