@@ -23,28 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-struct skf_transfer {
-    const skf_gltf *source_doc, *target_doc;
-    skf_transfer_options opt;
-    skf_rig *src_raw, *src;   /* source rig, welded */
-    skf_rig *tgt_raw, *tgt;   /* target rig, welded (NULL: control only) */
-    skf_alignment align;
-    double source_to_target[16];
-    skf_correspondence corr;
-    double *con_rest;         /* [C*3] target rest of the constraints */
-    size_t *con_offsets;
-    uint32_t *con_bone;
-    double *con_weight;
-    skf_solver *src_solver, *tgt_solver;
-    skf_rotonly *rotonly;
-    int32_t *tgt_parent;
-    double *tgt_bind;         /* [B*16] */
-    skf_trs_converter trs;
-    bool trs_ready;
-    bool *tgt_solved;         /* [B] bone mass > 0 on the constraints */
-    double src_diag, tgt_diag;
-    char clip_list[1024];
-};
+#include "transfer_internal.h"
+
 
 static double now_seconds(void)
 {
@@ -585,54 +565,5 @@ done:
     skf_clip_free(clip);
     if (st)
         skf_transfer_clip_release(out);
-    return st;
-}
-
-skf_status skf_transfer_add_animation(const skf_transfer *t, skf_gltf *doc, const skf_transfer_clip *clip,
-                                      skf_error *err)
-{
-    if (!t->tgt || !clip->translation)
-        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: no transfer result to bake", clip->name ? clip->name : "clip");
-    size_t B = clip->joint_count, F = clip->frames, nanim = 0;
-    for (size_t i = 0; i < B; ++i)
-        nanim += clip->animated[i];
-    float *times = skf_malloc_array(F, sizeof(float));
-    float *vals = skf_malloc_array(nanim * F * 10 + 1, sizeof(float));
-    skf_gltf_new_channel *ch = skf_malloc_array(3 * nanim + 1, sizeof *ch);
-    if (!times || !vals || !ch) {
-        skf_free(times);
-        skf_free(vals);
-        skf_free(ch);
-        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip->name);
-    }
-    for (size_t f = 0; f < F; ++f)
-        times[f] = (float)(clip->start + (double)f / clip->fps);
-    size_t nc = 0;
-    float *v = vals;
-    for (size_t i = 0; i < B; ++i) {
-        if (!clip->animated[i])
-            continue;
-        int node = t->trs.joint_node[i];
-        static const skf_gltf_path paths[3] = {SKF_PATH_TRANSLATION, SKF_PATH_ROTATION, SKF_PATH_SCALE};
-        const double *src[3] = {clip->translation, clip->rotation, clip->scale};
-        const size_t width[3] = {3, 4, 3};
-        for (int p = 0; p < 3; ++p) {
-            skf_gltf_new_channel *c = &ch[nc++];
-            c->node = node;
-            c->path = paths[p];
-            c->interpolation = SKF_INTERP_LINEAR;
-            c->key_count = F;
-            c->times = times;
-            c->values = v;
-            c->width = width[p];
-            for (size_t f = 0; f < F; ++f)
-                for (size_t k = 0; k < width[p]; ++k)
-                    *v++ = (float)src[p][(f * B + i) * width[p] + k];
-        }
-    }
-    skf_status st = skf_gltf_add_animation(doc, clip->name, ch, nc, err);
-    skf_free(times);
-    skf_free(vals);
-    skf_free(ch);
     return st;
 }

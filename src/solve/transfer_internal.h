@@ -1,0 +1,32 @@
+/* The transfer session's fields, shared by transfer.c and transfer_bake.c. */
+#ifndef SKF_TRANSFER_INTERNAL_H
+#define SKF_TRANSFER_INTERNAL_H
+
+#include "skinfit/lbs.h"
+#include "skinfit/solve.h"
+#include "skinfit/transfer.h"
+
+struct skf_transfer {
+    const skf_gltf *source_doc, *target_doc;
+    skf_transfer_options opt;
+    skf_rig *src_raw, *src;   /* source rig, welded */
+    skf_rig *tgt_raw, *tgt;   /* target rig, welded (NULL: control only) */
+    skf_alignment align;
+    double source_to_target[16];
+    skf_correspondence corr;
+    double *con_rest;         /* [C*3] target rest of the constraints */
+    size_t *con_offsets;
+    uint32_t *con_bone;
+    double *con_weight;
+    skf_solver *src_solver, *tgt_solver;
+    skf_rotonly *rotonly;
+    int32_t *tgt_parent;
+    double *tgt_bind;         /* [B*16] */
+    skf_trs_converter trs;
+    bool trs_ready;
+    bool *tgt_solved;         /* [B] bone mass > 0 on the constraints */
+    double src_diag, tgt_diag;
+    char clip_list[1024];
+};
+
+#endif
