@@ -59,12 +59,26 @@ void skf_transfer_free(skf_transfer *t)
     if (t->trs_ready)
         skf_trs_converter_release(&t->trs);
     skf_free(t->tgt_solved);
+    skf_free(t->src_rest_world);
+    skf_free(t->tgt_rest_world);
     skf_free(t);
 }
 
 /* The rig of the first skin, welded. */
+/* World transform of node n (rest TRS chain), depth-capped. */
+static void node_world(const skf_gltf *doc, int n, double out[16])
+{
+    skf_mat4_identity(out);
+    for (int depth = 0; n >= 0 && depth < SKF_GLTF_MAX_NODE_DEPTH; ++depth) {
+        double l[16];
+        skf_gltf_node_local_matrix(&doc->nodes[n], l);
+        skf_mat4_mul(out, l, out);
+        n = doc->nodes[n].parent;
+    }
+}
+
 static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw, skf_rig **welded,
-                           skf_warnings *warnings, skf_error *err)
+                           double mesh_to_world[16], double **rest_world, skf_warnings *warnings, skf_error *err)
 {
     if (doc->skin_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins: no skin — the %s is not a rigged mesh", doc_name(doc),
@@ -81,6 +95,27 @@ static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw,
     if ((*welded)->triangle_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins[0]: the skinned surface has no triangles after welding",
                         doc_name(doc));
+    int mesh_node = (*raw)->parts[0].node;
+    node_world(doc, mesh_node, mesh_to_world);
+    for (size_t p = 1; p < (*raw)->part_count; ++p) {
+        double other[16];
+        node_world(doc, (*raw)->parts[p].node, other);
+        double d = 0;
+        for (int k = 0; k < 16; ++k)
+            d = fmax(d, fabs(other[k] - mesh_to_world[k]));
+        if (d > 1e-9 * (1 + fabs(mesh_to_world[15])))
+            skf_warn(warnings, "%s: nodes[%d]: skinned mesh nodes have different transforms; using nodes[%d]'s",
+                     doc_name(doc), (*raw)->parts[p].node, mesh_node);
+    }
+    if (!(fabs(skf_mat4_invert_affine((double[16]){0}, mesh_to_world)) > 0))
+        return skf_fail(err, SKF_ERR_NUMERIC, "%s: nodes[%d]: the skinned mesh node's transform is singular",
+                        doc_name(doc), mesh_node);
+    size_t n = (*welded)->vertex_count;
+    *rest_world = skf_malloc_array(n * 3, sizeof(double));
+    if (!*rest_world)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", doc_name(doc));
+    for (size_t v = 0; v < n; ++v)
+        skf_mat4_transform_point(*rest_world + 3 * v, mesh_to_world, (*welded)->rest_positions + 3 * v);
     return SKF_OK;
 }
 
@@ -109,12 +144,12 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
         t->opt.mode = SKF_TRANSFER_FREE;
     t->source_doc = source;
     t->target_doc = target;
-    skf_status st = load_rig(source, "source", &t->src_raw, &t->src, warnings, err);
+    skf_status st = load_rig(source, "source", &t->src_raw, &t->src, t->src_mesh_to_world, &t->src_rest_world, warnings, err);
     if (st)
         goto fail;
-    t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src->rest_positions);
+    t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src_rest_world);
     if (!t->opt.no_control) {
-        st = make_solver(t->src, t->src->rest_positions, t->src->vertex_count, t->src->weight_offsets,
+        st = make_solver(t->src, t->src_rest_world, t->src->vertex_count, t->src->weight_offsets,
                          t->src->weight_joints, t->src->weights, t->opt.threads, &t->src_solver, err);
         if (st)
             goto fail;
@@ -123,12 +158,12 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
         *out = t;
         return SKF_OK;
     }
-    st = load_rig(target, "target", &t->tgt_raw, &t->tgt, warnings, err);
+    st = load_rig(target, "target", &t->tgt_raw, &t->tgt, t->tgt_mesh_to_world, &t->tgt_rest_world, warnings, err);
     if (st)
         goto fail;
     const skf_rig *S = t->src, *T = t->tgt;
-    t->tgt_diag = skf_bbox_diagonal(T->vertex_count, T->rest_positions);
-    st = skf_align_surfaces(S->rest_positions, S->vertex_count, S->triangles, S->triangle_count, T->rest_positions,
+    t->tgt_diag = skf_bbox_diagonal(T->vertex_count, t->tgt_rest_world);
+    st = skf_align_surfaces(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                             T->vertex_count, T->triangles, T->triangle_count, &t->opt.align, &t->align, err);
     if (st) {
         skf_error_prefix(err, "%s vs %s", doc_name(source), doc_name(target));
@@ -141,10 +176,10 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
     }
     uint32_t *cons = NULL;
     size_t ncons = 0;
-    st = skf_subsample_even(T->rest_positions, T->vertex_count, t->opt.max_constraints, &cons, &ncons, err);
+    st = skf_subsample_even(t->tgt_rest_world, T->vertex_count, t->opt.max_constraints, &cons, &ncons, err);
     if (st)
         goto fail;
-    st = skf_correspond(S->rest_positions, S->vertex_count, S->triangles, S->triangle_count, T->rest_positions,
+    st = skf_correspond(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                         T->vertex_count, &t->align, cons, ncons, &t->corr, err);
     skf_free(cons);
     if (st)
@@ -167,7 +202,7 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->con_offsets[0] = 0;
     for (size_t c = 0; c < C; ++c) {
         uint32_t v = t->corr.target_vertex[c];
-        memcpy(t->con_rest + 3 * c, T->rest_positions + 3 * (size_t)v, 3 * sizeof(double));
+        memcpy(t->con_rest + 3 * c, t->tgt_rest_world + 3 * (size_t)v, 3 * sizeof(double));
         for (size_t k = T->weight_offsets[v]; k < T->weight_offsets[v + 1]; ++k, ++e) {
             t->con_bone[e] = T->weight_joints[k];
             t->con_weight[e] = T->weights[k];
@@ -191,10 +226,13 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
     for (size_t i = 0; i < B; ++i) {
         t->tgt_solved[i] = skf_solver_bone_mass(t->tgt_solver, i) > 0;
         t->tgt_parent[i] = T->joints[i].parent;
-        if (skf_mat4_invert(t->tgt_bind + 16 * i, T->joints[i].mesh_to_joint) == 0) {
+        double b[16];
+        if (skf_mat4_invert(b, T->joints[i].mesh_to_joint) == 0) {
             st = skf_fail(err, SKF_ERR_NUMERIC, "%s: skins[0].inverseBindMatrices[%zu]: singular", doc_name(target), i);
             goto fail;
         }
+        /* the joint's world at bind pose, in the solve space */
+        skf_mat4_mul(t->tgt_bind + 16 * i, t->tgt_mesh_to_world, b);
     }
     st = skf_trs_converter_init(&t->trs, target, 0, err);
     if (st)
@@ -363,8 +401,11 @@ static skf_status to_trs(const skf_transfer *t, size_t F, const double *T34, dou
         return skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
     skf_status st = SKF_OK;
     for (size_t f = 0; f < F && !st; ++f) {
-        for (size_t i = 0; i < B; ++i)
-            skf_transform34_to_mat4(T34 + (f * B + i) * 12, m + 16 * i);
+        for (size_t i = 0; i < B; ++i) {
+            double tp[16];
+            skf_transform34_to_mat4(T34 + (f * B + i) * 12, tp);
+            skf_mat4_mul(m + 16 * i, tp, t->tgt_mesh_to_world); /* glTF skinning matrix */
+        }
         st = skf_trs_convert(&t->trs, m, t->tgt_solved, f ? rot + (f - 1) * B * 4 : NULL, tr + f * B * 3,
                              rot + f * B * 4, sc + f * B * 3, (int)f, err);
     }
@@ -452,7 +493,7 @@ skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_tra
                 sw += stats[f].sweeps;
             }
             out->control.sweeps_per_frame = sw / (double)F;
-            measure(t->src_solver, F, Ns, Bs, Tc, src_seq, S->rest_positions, t->src_diag, scratch, &out->control);
+            measure(t->src_solver, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, &out->control);
         } else {
             skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
         }

@@ -26,6 +26,13 @@ struct skf_transfer {
     bool trs_ready;
     bool *tgt_solved;         /* [B] bone mass > 0 on the constraints */
     double src_diag, tgt_diag;
+    /* The solve space of each rig is its world at bind pose: rest_world =
+     * mesh_to_world × rest (mesh_to_world: world transform of the first node
+     * carrying the skinned mesh, the frame exporters bake into the inverse
+     * bind matrices — Quaternius: −90° about X and ×100). Solved transforms
+     * T' map rest_world → world; the glTF skinning matrix is T' × mesh_to_world. */
+    double src_mesh_to_world[16], tgt_mesh_to_world[16];
+    double *src_rest_world, *tgt_rest_world;
     char clip_list[1024];
 };
 
