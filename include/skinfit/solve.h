@@ -186,7 +186,7 @@ typedef struct skf_rotonly_options {
 typedef struct skf_rotonly_stats {
     int iterations;
     bool hit_cap;
-    double energy_start;    /* E at the start (free solution's rotations) */
+    double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */
     double residual;        /* Σ_j ‖s_j − u_j‖² at the end (direct) */
     double rms;
     double max_length_error; /* max_i |‖p_i − p_parent‖ − bind length| / bind length */

@@ -31,21 +31,7 @@
 
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <string.h>
-
-/* Fixed accumulation groups for JᵀJ: deterministic for any thread count. */
-#define ROT_GROUPS 8
-
-typedef struct rot_scratch {
-    size_t *stamp;     /* [B] vertex index + 1 that last touched the joint */
-    double *accx;      /* [3B] Σ w x over the subtree's influences */
-    double *accw;      /* [B] Σ w */
-    size_t *list;      /* [B] touched joints */
-    double *y;         /* [3·2B] Jacobian vectors of the touched blocks */
-    size_t *col;       /* [2B] their parameter columns */
-    bool *is_t;        /* [2B] root translation block? */
-} rot_scratch;
 
 struct skf_rotonly {
     const skf_solver *s;
@@ -61,8 +47,10 @@ struct skf_rotonly {
     double *Qc, *Gc, *pc;  /* candidate */
     double *T, *Tc;        /* [12B] */
     double *JtJ, *Jtr, *A, *x; /* [P²], [P], [P²], [P] */
-    double *gJtJ, *gJtr, *gE;  /* [ROT_GROUPS·P²], [ROT_GROUPS·P], [ROT_GROUPS] */
-    rot_scratch sc[ROT_GROUPS];
+    double *acc;           /* [B²·16] per joint pair (a,b): Σ G (9), Σ g (3), Σ h (3), Σ μ (1) */
+    double *accZ;          /* [9B] per joint: Σ_{i in subtree} (S_i − T_i C_iᵀ) */
+    double *accz;          /* [3B] per joint: Σ_{i in subtree} (H_i − c_i) */
+    skf_solve_ws ws;       /* C_i, U of the frame (moments.c) */
 };
 
 static void mat3_mul(double out[9], const double a[9], const double b[9]) /* column-major */
@@ -143,123 +131,130 @@ static void forward(const skf_rotonly *r, const double *Q, double *G, double *p,
     }
 }
 
-static double energy(const skf_rotonly *r, const double *T, const double *target)
+/* Σ_j ‖s_j − u_j‖² by a direct pass (the reported residual). */
+static double direct_residual(skf_rotonly *r, const double *T, const double *target)
 {
-    const skf_solver *s = r->s;
-    double part[ROT_GROUPS];
-    size_t n = s->n;
-    for (int g = 0; g < ROT_GROUPS; ++g) {
-        size_t j0 = n * (size_t)g / ROT_GROUPS, j1 = n * (size_t)(g + 1) / ROT_GROUPS;
-        double e = 0;
-        for (size_t j = j0; j < j1; ++j) {
-            const double *v = s->rest + 3 * j;
-            double d[3] = {-target[3 * j], -target[3 * j + 1], -target[3 * j + 2]};
-            for (size_t q = s->offsets[j]; q < s->offsets[j + 1]; ++q) {
-                const double *Tb = T + 12 * (size_t)s->bone[q];
-                double w = s->weight[q];
-                for (int k = 0; k < 3; ++k)
-                    d[k] += w * (Tb[k] * v[0] + Tb[3 + k] * v[1] + Tb[6 + k] * v[2] + Tb[9 + k]);
-            }
-            e += d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        }
-        part[g] = e;
-    }
-    double e = 0;
-    for (int g = 0; g < ROT_GROUPS; ++g)
-        e += part[g];
-    return e;
+    return skf__solve_residual(r->s, &r->ws, T, target, r->s->threads > 1);
 }
 
-/* Accumulate JᵀJ (upper triangle, column-major) and Jᵀr over vertices [j0, j1). */
-static void accumulate(const skf_rotonly *r, rot_scratch *sc, const double *T, const double *target,
-                       size_t j0, size_t j1, double *JtJ, double *Jtr)
+/* JᵀJ (upper triangle, column-major) and Jᵀr from moment sums — no pass over
+ * the vertices. With A_ia = T_i − p_a e₄ᵀ (the bone map relative to the pivot
+ * of joint a):
+ *   Y_ab = Σ_j y_aj y_bjᵀ = Σ_{i∈sub(a), k∈sub(b)} A_ia M_ik A_kbᵀ
+ *        = Σ [G_ik − g_ik p_bᵀ − p_a h_ikᵀ + μ_ik p_a p_bᵀ],
+ *   G_ik = T_i M_ik T_kᵀ, g_ik = T_i M_ik e₄, h_ik = T_k M_ik e₄, μ_ik = (M_ik)₄₄;
+ *   rotation block (a,b) = tr(Y_ab) I − Y_abᵀ;
+ *   rotation a / root translation ρ: [Σ (g_ik − μ_ik p_a)]_× over i∈sub(a), k∈sub(ρ);
+ *   translations ρ, ρ': Σ μ_ik I.
+ *   Jᵀr: rotation a: axial(Σ_{i∈sub(a)} (S_i − T_i C_iᵀ) − p_a (H_i − c_i)ᵀ) with
+ *   S_i = Σ_k G_ik, H_i = Σ_k h_ik, c_i = C_i e₄; root ρ: Σ_{i∈sub(ρ)} (H_i − c_i).
+ * Cost: Σ over bone pairs of depth(i)·depth(k), independent of the vertex count. */
+static void accumulate(skf_rotonly *r, const double *T)
 {
     const skf_solver *s = r->s;
-    const size_t P = r->P;
-    memset(JtJ, 0, P * P * sizeof *JtJ);
-    memset(Jtr, 0, P * sizeof *Jtr);
-    double *y = sc->y;
-    size_t *col = sc->col;
-    bool *is_t = sc->is_t;
-    for (size_t j = j0; j < j1; ++j) {
-        const double *v = s->rest + 3 * j;
-        double res[3] = {-target[3 * j], -target[3 * j + 1], -target[3 * j + 2]};
-        size_t nt = 0;
-        for (size_t q = s->offsets[j]; q < s->offsets[j + 1]; ++q) {
-            size_t i = s->bone[q];
-            double w = s->weight[q], x[3];
-            skf_transform34_apply(T + 12 * i, v, x);
-            for (int k = 0; k < 3; ++k)
-                res[k] += w * x[k];
-            for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a]) {
-                if (sc->stamp[a] != j + 1) {
-                    sc->stamp[a] = j + 1;
-                    sc->list[nt++] = (size_t)a;
-                    sc->accx[3 * a] = sc->accx[3 * a + 1] = sc->accx[3 * a + 2] = 0;
-                    sc->accw[a] = 0;
-                }
-                for (int k = 0; k < 3; ++k)
-                    sc->accx[3 * a + k] += w * x[k];
-                sc->accw[a] += w;
-            }
-        }
-        /* blocks: rotation of each touched joint, translation of touched roots */
-        size_t m = 0;
-        for (size_t t = 0; t < nt; ++t) {
-            size_t a = sc->list[t];
-            for (int k = 0; k < 3; ++k)
-                y[3 * m + k] = sc->accx[3 * a + k] - sc->accw[a] * r->p[3 * a + k];
-            col[m] = 3 * a;
-            is_t[m++] = false;
-            if (r->root_slot[a] != SIZE_MAX) {
-                y[3 * m] = sc->accw[a];
-                col[m] = 3 * r->B + 3 * r->root_slot[a];
-                is_t[m++] = true;
-            }
-        }
-        for (size_t A = 0; A < m; ++A) {
-            const double *ya = y + 3 * A;
-            /* Jᵀr */
-            double g[3];
-            if (is_t[A]) {
-                for (int k = 0; k < 3; ++k)
-                    g[k] = ya[0] * res[k];
-            } else {
-                skf_cross3(g, ya, res);
-            }
-            for (int k = 0; k < 3; ++k)
-                Jtr[col[A] + k] += g[k];
-            for (size_t Bq = 0; Bq < m; ++Bq) {
-                if (col[Bq] < col[A])
-                    continue;
-                const double *yb = y + 3 * Bq;
-                double blk[9]; /* blk[rr*3 + cc] = (J_Aᵀ J_B)[rr][cc] */
-                if (!is_t[A] && !is_t[Bq]) {
-                    double d = skf_dot3(ya, yb);
-                    for (int rr = 0; rr < 3; ++rr)
-                        for (int cc = 0; cc < 3; ++cc)
-                            blk[rr * 3 + cc] = (rr == cc ? d : 0) - yb[rr] * ya[cc];
-                } else if (!is_t[A] && is_t[Bq]) {
-                    /* J_Aᵀ J_t = W [y_A]_× */
-                    double W = yb[0];
-                    double sk[9] = {0, -ya[2], ya[1], ya[2], 0, -ya[0], -ya[1], ya[0], 0};
-                    for (int e = 0; e < 9; ++e)
-                        blk[e] = W * sk[e];
-                } else if (is_t[A] && !is_t[Bq]) {
-                    /* J_tᵀ J_B = W (−[y_B]_×) */
-                    double W = ya[0];
-                    double sk[9] = {0, -yb[2], yb[1], yb[2], 0, -yb[0], -yb[1], yb[0], 0};
-                    for (int e = 0; e < 9; ++e)
-                        blk[e] = -W * sk[e];
-                } else {
-                    double W2 = ya[0] * yb[0];
-                    for (int e = 0; e < 9; ++e)
-                        blk[e] = (e % 4 == 0) ? W2 : 0;
-                }
+    const size_t B = r->B, P = r->P;
+    memset(r->acc, 0, B * B * 16 * sizeof(double));
+    memset(r->accZ, 0, 9 * B * sizeof(double));
+    memset(r->accz, 0, 3 * B * sizeof(double));
+    for (size_t i = 0; i < B; ++i) {
+        if (!(s->mu[i] > 0))
+            continue;
+        const double *Ti = T + 12 * i, *Ci = r->ws.C + 12 * i;
+        double Zi[9] = {0}, zi[3] = {0};
+        for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
+            size_t k = s->nb_bone[at];
+            const double *M = s->pair_M + 16 * s->nb_pair[at], *Tk = T + 12 * k;
+            double TiM[12]; /* column-major 3×4 */
+            for (int c = 0; c < 4; ++c)
                 for (int rr = 0; rr < 3; ++rr)
-                    for (int cc = 0; cc < 3; ++cc)
-                        JtJ[(col[Bq] + cc) * P + col[A] + rr] += blk[rr * 3 + cc];
+                    TiM[c * 3 + rr] = Ti[rr] * M[c] + Ti[3 + rr] * M[4 + c] + Ti[6 + rr] * M[8 + c] +
+                                      Ti[9 + rr] * M[12 + c];
+            double q[16]; /* G (9, column-major: G[c*3+r] = G[r][c]), g (3), h (3), μ */
+            for (int c = 0; c < 3; ++c)
+                for (int rr = 0; rr < 3; ++rr)
+                    q[c * 3 + rr] = TiM[rr] * Tk[c] + TiM[3 + rr] * Tk[3 + c] + TiM[6 + rr] * Tk[6 + c] +
+                                    TiM[9 + rr] * Tk[9 + c];
+            for (int rr = 0; rr < 3; ++rr) {
+                q[9 + rr] = TiM[9 + rr];
+                q[12 + rr] = Tk[rr] * M[3] + Tk[3 + rr] * M[7] + Tk[6 + rr] * M[11] + Tk[9 + rr] * M[15];
             }
+            q[15] = M[15];
+            for (int e = 0; e < 9; ++e)
+                Zi[e] += q[e];
+            for (int e = 0; e < 3; ++e)
+                zi[e] += q[12 + e];
+            for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a])
+                for (int32_t b = (int32_t)k; b >= 0; b = r->parent[b]) {
+                    double *d = r->acc + ((size_t)a * B + (size_t)b) * 16;
+                    for (int e = 0; e < 16; ++e)
+                        d[e] += q[e];
+                }
+        }
+        /* Z_i = S_i − T_i C_iᵀ, z_i = H_i − c_i */
+        for (int c = 0; c < 3; ++c)
+            for (int rr = 0; rr < 3; ++rr)
+                Zi[c * 3 + rr] -= Ti[rr] * Ci[c] + Ti[3 + rr] * Ci[3 + c] + Ti[6 + rr] * Ci[6 + c] +
+                                  Ti[9 + rr] * Ci[9 + c];
+        for (int e = 0; e < 3; ++e)
+            zi[e] -= Ci[9 + e];
+        for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a]) {
+            for (int e = 0; e < 9; ++e)
+                r->accZ[9 * a + e] += Zi[e];
+            for (int e = 0; e < 3; ++e)
+                r->accz[3 * a + e] += zi[e];
+        }
+    }
+    memset(r->JtJ, 0, P * P * sizeof(double));
+    for (size_t a = 0; a < B; ++a) {
+        const double *pa = r->p + 3 * a;
+        for (size_t b = a; b < B; ++b) {
+            const double *q = r->acc + (a * B + b) * 16, *pb = r->p + 3 * b;
+            double Y[9]; /* column-major */
+            for (int c = 0; c < 3; ++c)
+                for (int rr = 0; rr < 3; ++rr)
+                    Y[c * 3 + rr] = q[c * 3 + rr] - q[9 + rr] * pb[c] - pa[rr] * q[12 + c] +
+                                    q[15] * pa[rr] * pb[c];
+            double tr = Y[0] + Y[4] + Y[8];
+            /* block[rr][cc] = tr δ − Y[cc][rr] = tr δ − Ycm[rr*3 + cc] */
+            for (int rr = 0; rr < 3; ++rr)
+                for (int cc = 0; cc < 3; ++cc)
+                    r->JtJ[(3 * b + cc) * P + 3 * a + rr] = (rr == cc ? tr : 0) - Y[rr * 3 + cc];
+        }
+        /* rotation a × root translations */
+        for (size_t rho = 0; rho < B; ++rho) {
+            if (r->root_slot[rho] == SIZE_MAX)
+                continue;
+            const double *q = r->acc + (a * B + rho) * 16;
+            double z[3] = {q[9] - q[15] * pa[0], q[10] - q[15] * pa[1], q[11] - q[15] * pa[2]};
+            double sk[9] = {0, -z[2], z[1], z[2], 0, -z[0], -z[1], z[0], 0}; /* row-major [z]_× */
+            size_t col = 3 * B + 3 * r->root_slot[rho];
+            for (int rr = 0; rr < 3; ++rr)
+                for (int cc = 0; cc < 3; ++cc)
+                    r->JtJ[(col + cc) * P + 3 * a + rr] = sk[rr * 3 + cc];
+        }
+        /* Jᵀr rotation: axial(Z − p_a zᵀ) */
+        double Z[9];
+        for (int c = 0; c < 3; ++c)
+            for (int rr = 0; rr < 3; ++rr)
+                Z[c * 3 + rr] = r->accZ[9 * a + c * 3 + rr] - pa[rr] * r->accz[3 * a + c];
+        /* axial: (Z[1][2] − Z[2][1], Z[2][0] − Z[0][2], Z[0][1] − Z[1][0]) */
+        r->Jtr[3 * a] = Z[2 * 3 + 1] - Z[1 * 3 + 2];
+        r->Jtr[3 * a + 1] = Z[0 * 3 + 2] - Z[2 * 3 + 0];
+        r->Jtr[3 * a + 2] = Z[1 * 3 + 0] - Z[0 * 3 + 1];
+    }
+    for (size_t rho = 0; rho < B; ++rho) {
+        if (r->root_slot[rho] == SIZE_MAX)
+            continue;
+        size_t cr = 3 * B + 3 * r->root_slot[rho];
+        for (int e = 0; e < 3; ++e)
+            r->Jtr[cr + e] = r->accz[3 * rho + e];
+        for (size_t rho2 = rho; rho2 < B; ++rho2) {
+            if (r->root_slot[rho2] == SIZE_MAX)
+                continue;
+            size_t cr2 = 3 * B + 3 * r->root_slot[rho2];
+            double m = r->acc[(rho * B + rho2) * 16 + 15];
+            for (int e = 0; e < 3; ++e)
+                r->JtJ[(cr2 + e) * P + cr + e] = m;
         }
     }
 }
@@ -342,22 +337,11 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->A = skf_malloc_array(P * P, sizeof(double));
         r->Jtr = skf_malloc_array(P, sizeof(double));
         r->x = skf_malloc_array(P, sizeof(double));
-        r->gJtJ = skf_malloc_array(ROT_GROUPS * P * P, sizeof(double));
-        r->gJtr = skf_malloc_array(ROT_GROUPS * P, sizeof(double));
-        r->gE = skf_malloc_array(ROT_GROUPS, sizeof(double));
+        r->acc = skf_malloc_array(B * B * 16, sizeof(double));
+        r->accZ = skf_malloc_array(9 * B, sizeof(double));
+        r->accz = skf_malloc_array(3 * B, sizeof(double));
         ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->JtJ && r->A &&
-             r->Jtr && r->x && r->gJtJ && r->gJtr && r->gE;
-        for (int g = 0; ok && g < ROT_GROUPS; ++g) {
-            r->sc[g].stamp = skf_calloc(B, sizeof(size_t));
-            r->sc[g].accx = skf_malloc_array(3 * B, sizeof(double));
-            r->sc[g].accw = skf_malloc_array(B, sizeof(double));
-            r->sc[g].list = skf_malloc_array(B, sizeof(size_t));
-            r->sc[g].y = skf_malloc_array(6 * B, sizeof(double));
-            r->sc[g].col = skf_malloc_array(2 * B, sizeof(size_t));
-            r->sc[g].is_t = skf_malloc_array(2 * B, sizeof(bool));
-            ok = r->sc[g].stamp && r->sc[g].accx && r->sc[g].accw && r->sc[g].list && r->sc[g].y &&
-                 r->sc[g].col && r->sc[g].is_t;
-        }
+             r->Jtr && r->x && r->acc && r->accZ && r->accz && skf__solve_ws_init(solver, &r->ws) == SKF_OK;
     }
     if (!ok) {
         skf_rotonly_free(r);
@@ -372,18 +356,10 @@ void skf_rotonly_free(skf_rotonly *r)
     if (!r)
         return;
     void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->Q, r->G, r->p, r->Qc, r->Gc,
-                    r->pc, r->T, r->Tc, r->JtJ, r->A, r->Jtr, r->x, r->gJtJ, r->gJtr, r->gE};
+                    r->pc, r->T, r->Tc, r->JtJ, r->A, r->Jtr, r->x, r->acc, r->accZ, r->accz};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
-    for (int g = 0; g < ROT_GROUPS; ++g) {
-        skf_free(r->sc[g].stamp);
-        skf_free(r->sc[g].accx);
-        skf_free(r->sc[g].accw);
-        skf_free(r->sc[g].list);
-        skf_free(r->sc[g].y);
-        skf_free(r->sc[g].col);
-        skf_free(r->sc[g].is_t);
-    }
+    skf__solve_ws_release(&r->ws);
     skf_free(r);
 }
 
@@ -428,16 +404,18 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
     skf_rotonly_stats st;
     memset(&st, 0, sizeof st);
 
+    /* C_i, U of this frame: every later energy and derivative is a moment sum */
+    skf__solve_frame_moments(s, &r->ws, target, s->threads > 1);
     /* start: free solution, or the previous result when that is lower */
     state_from(r, free_transforms);
-    double E = energy(r, r->T, target);
+    double E = skf__solve_energy(s, &r->ws, r->T);
     if (prev_valid) {
         memcpy(r->Qc, r->Q, 9 * B * sizeof(double));
         memcpy(r->Gc, r->G, 9 * B * sizeof(double));
         memcpy(r->pc, r->p, 3 * B * sizeof(double));
         memcpy(r->Tc, r->T, 12 * B * sizeof(double));
         state_from(r, transforms);
-        double Ep = energy(r, r->T, target);
+        double Ep = skf__solve_energy(s, &r->ws, r->T);
         if (!(Ep < E)) {
             memcpy(r->Q, r->Qc, 9 * B * sizeof(double));
             memcpy(r->G, r->Gc, 9 * B * sizeof(double));
@@ -447,28 +425,13 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
             E = Ep;
         }
     }
-    st.energy_start = E;
+    st.energy_start = direct_residual(r, r->T, target); /* reported directly, like the end */
     const double stop = r->tol * (double)n * s->diag * s->diag;
     double lambda = 1e-4;
     st.hit_cap = true;
-    const int threads = s->threads;
     for (int it = 0; it < r->max_it; ++it) {
         st.iterations = it + 1;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && n > 4096)
-        for (int g = 0; g < ROT_GROUPS; ++g) {
-            size_t j0 = n * (size_t)g / ROT_GROUPS, j1 = n * (size_t)(g + 1) / ROT_GROUPS;
-            accumulate(r, &r->sc[g], r->T, target, j0, j1, r->gJtJ + (size_t)g * P * P,
-                       r->gJtr + (size_t)g * P);
-        }
-        memcpy(r->JtJ, r->gJtJ, P * P * sizeof(double));
-        memcpy(r->Jtr, r->gJtr, P * sizeof(double));
-        for (int g = 1; g < ROT_GROUPS; ++g) {
-            const double *a = r->gJtJ + (size_t)g * P * P, *b = r->gJtr + (size_t)g * P;
-            for (size_t e = 0; e < P * P; ++e)
-                r->JtJ[e] += a[e];
-            for (size_t e = 0; e < P; ++e)
-                r->Jtr[e] += b[e];
-        }
+        accumulate(r, r->T);
         double dmax = 0;
         for (size_t k = 0; k < P; ++k)
             dmax = fmax(dmax, r->JtJ[k * P + k]);
@@ -523,7 +486,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
                 orthonormalise(r->Qc + 9 * i);
             }
             forward(r, r->Qc, r->Gc, r->pc, r->Tc);
-            double Ec = energy(r, r->Tc, target);
+            double Ec = skf__solve_energy(s, &r->ws, r->Tc);
             if (Ec < E) {
                 dec = E - Ec;
                 E = Ec;
@@ -544,7 +507,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         }
     }
     memcpy(transforms, r->T, 12 * B * sizeof(double));
-    st.residual = energy(r, r->T, target);
+    st.residual = direct_residual(r, r->T, target);
     st.rms = sqrt(st.residual / (double)n);
     for (size_t i = 0; i < B; ++i) {
         int32_t par = r->parent[i];
