@@ -21,6 +21,7 @@ for h in "${harnesses[@]}"; do
     gltf) [[ -f $work/$h/creature.glb ]] || build-fuzz/skinfit demo-asset -o "$work/$h/creature.glb" --vertices 300 >/dev/null 2>&1 || true
           cp -n "$data"/khronos/Fox.glb "$work/$h/" 2>/dev/null || true ;;
     alembic) cp -n "$data"/dembones/Bone_Anim.abc "$work/$h/" 2>/dev/null || true ;;
+    svg) cp -n "$data"/poseanimator/*.svg "$work/$h/" 2>/dev/null || true ;;
     obj) cp -n "$data"/cylinder/cylinder.obj "$work/$h/" 2>/dev/null || true ;;
   esac
   echo "== fuzz_$h for ${secs}s"

@@ -220,6 +220,11 @@ bool svgi_geom_arc(svgi_geom *g, double rx, double ry, double phi_deg, bool larg
     double vx = (-x1p - cxp) / rx, vy = (-y1p - cyp) / ry;
     double theta1 = vec_angle(1, 0, ux, uy);
     double dtheta = vec_angle(ux, uy, vx, vy);
+    /* Extreme magnitudes (radii or endpoints near the double range) overflow
+     * the centre parameterisation; draw the straight line instead of NaNs.
+     * Found by fuzz_svgpath (fuzz/regressions/svgpath/). */
+    if (!isfinite(theta1) || !isfinite(dtheta) || !isfinite(cx) || !isfinite(cy))
+        return svgi_geom_cubic(g, x1, y1, x, y, x, y);
     if (!sweep && dtheta > 0)
         dtheta -= 2 * M_PI;
     else if (sweep && dtheta < 0)
