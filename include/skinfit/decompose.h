@@ -1,0 +1,126 @@
+/* skinfit/decompose.h — turn a vertex animation with no skeleton into a
+ * linear-blend-skinned rig: B bones with one rigid transform per frame,
+ * sparse non-negative weights summing to one, optionally M corrective
+ * shapes (PCA of the residual) with per-frame coefficients.
+ *
+ * Algorithms (one source file each under src/decompose/):
+ *   init_split.c      SSDR-style split / regrow clustering (Le & Deng 2012)
+ *   init_meanshift.c  proxy bones: mean shift over per-triangle rotation
+ *                     sequences (James & Twigg 2005)
+ *   nnls.c            Lawson–Hanson active set with the sum-to-one constraint
+ *   weights.c         per-vertex weight solve over candidate bones
+ *   ssdr.c            the alternation (transforms with fixed weights via
+ *                     skinfit/solve.h, then weights), metrics
+ *   pca.c             PCA of the rest-space residual (LAPACKE SVD)
+ * Formulas and decisions: docs/decompose.md.
+ *
+ * Spaces and units. The rest pose is the space of the output mesh (bind
+ * space); frames are in the space of the input animation; both in the
+ * input's scene units. transforms[(f*B + i)*12 ...] is bone i's rigid
+ * rest_to_frame transform at frame f as a 3×4 column-major [R | t] (the
+ * layout of skinfit/solve.h): the skinned point is
+ *     s_fj = Σ_i w_ij · T_fi · [v_j + Σ_m c_fm d_mj ; 1].
+ * A glTF skin realises it with bind_to_world_i = translation(joint_rest_i)
+ * and joint_world_fi = T_fi · bind_to_world_i.
+ *
+ * Ownership: skf_decompose returns a skf_decomposition owned by the caller
+ * (skf_decomposition_free). Inputs are only read.
+ */
+#ifndef SKINFIT_DECOMPOSE_H
+#define SKINFIT_DECOMPOSE_H
+
+#include "skinfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum skf_decompose_init {
+    SKF_DECOMPOSE_INIT_DEFAULT = 0, /* split when bone_count > 0, mean shift when 0 */
+    SKF_DECOMPOSE_INIT_SPLIT,       /* SSDR-style split / regrow to exactly bone_count */
+    SKF_DECOMPOSE_INIT_MEANSHIFT    /* mean shift proxy bones (then split / merge to
+                                       bone_count when it is > 0) */
+} skf_decompose_init;
+
+/* Zeroed options = defaults. */
+typedef struct skf_decompose_options {
+    size_t bone_count;        /* B; 0 → automatic (mean shift decides) */
+    skf_decompose_init init;
+    size_t max_influences;    /* K; 0 → 4 */
+    size_t max_iterations;    /* SSDR alternations cap; 0 → 30 */
+    size_t pca_shapes;        /* M corrective shapes; 0 → none */
+    double tolerance;         /* stop when an iteration lowers the RMS by less than this
+                                 fraction; 0 → 1e-4 */
+    double meanshift_bandwidth; /* rotation-sequence distance (RMS over frames of
+                                   ‖R_a − R_b‖_F); 0 → 0.3 */
+    int threads;              /* OpenMP threads; 0 → all */
+    const skf_progress *progress; /* may be NULL */
+    skf_warnings *warnings;   /* may be NULL; e.g. "asked 30 bones, mesh has 20 vertices" */
+} skf_decompose_options;
+
+/* Error metrics of a reconstruction A′ against the animation A (N vertices,
+ * F frames), docs/decompose.md: */
+typedef struct skf_decompose_metrics {
+    double rms;           /* sqrt(ΣΣ ‖a − a′‖² / (N F)), scene units (Dem Bones' figure) */
+    double erms;          /* Kavan et al. 2010: 1000 · ‖A − A′‖_F / (sqrt(3 N F) · diagonal) */
+    double max_error;     /* max over vertices and frames of ‖a − a′‖, scene units */
+    double max_error_pct; /* 100 · max_error / diagonal */
+    double diagonal;      /* rest bounding-box diagonal */
+} skf_decompose_metrics;
+
+typedef struct skf_decomposition {
+    size_t vertex_count;      /* N */
+    size_t frame_count;       /* F */
+    size_t bone_count;        /* B */
+    size_t max_influences;    /* K: weights are stored K per vertex */
+    double *rest;             /* [3N] bind-space rest positions (copy of the input rest) */
+    uint32_t *weight_bone;    /* [N*K] bone of slot k of vertex j (0 where the weight is 0) */
+    double *weight;           /* [N*K] ≥ 0, Σ_k = 1 per vertex, sorted descending */
+    double *transforms;       /* [F*B*12] rest_to_frame, see above */
+    double *joint_rest;       /* [3B] joint positions in rest space (weighted centroid
+                                 of each bone's vertices) */
+    size_t shape_count;       /* M */
+    double *shapes;           /* [M*3N] rest-space offsets d_mj, or NULL */
+    double *shape_weights;    /* [F*M] coefficients c_fm, or NULL */
+    size_t iterations;        /* SSDR alternations run */
+    size_t init_bones;        /* bones the initialisation found (mean shift) */
+    skf_decompose_metrics metrics;     /* without shapes */
+    skf_decompose_metrics metrics_pca; /* with shapes (equal to metrics when M = 0) */
+    double size_ratio;        /* numbers stored by the skinned form / 3NF, docs/decompose.md */
+    double seconds_init, seconds_total; /* wall time of the initialisation and of all */
+} skf_decomposition;
+
+/* Decompose. frames: [F*3N] positions frame-major (as skf_meshseq); rest:
+ * [3N] rest positions (NULL → frame 0); triangles [T*3] (needed for mean
+ * shift; may be NULL otherwise). Errors: SKF_ERR_ARGUMENT (no frames, no
+ * vertices, bone_count 0 with no triangles, more bones than the vertices can
+ * support — the message says how many are possible), SKF_ERR_FORMAT
+ * (non-finite input, naming frame and vertex), SKF_ERR_NOMEM,
+ * SKF_ERR_CANCELLED. */
+skf_status skf_decompose(size_t vertex_count, size_t frame_count, const double *frames,
+                         const double *rest, size_t triangle_count, const uint32_t *triangles,
+                         const skf_decompose_options *opt, skf_decomposition **out,
+                         skf_error *err);
+void skf_decomposition_free(skf_decomposition *d);
+
+/* Reconstruct frame f: out [3N]; with_shapes adds the corrective shapes. */
+void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_shapes, double *out);
+
+/* Metrics of reconstruction b against animation a, both [F*3N];
+ * diagonal > 0 (the rest bounding-box diagonal). */
+void skf_decompose_measure(size_t vertex_count, size_t frame_count, const double *a,
+                           const double *b, double diagonal, skf_decompose_metrics *m);
+
+/* ---- building blocks ----------------------------------------------------- */
+
+/* Lawson–Hanson active set for  min ½ wᵀQw − cᵀw  s.t. w ≥ 0, Σ w = 1
+ * (Q = AᵀA, c = Aᵀb of the least-squares problem ‖A w − b‖²).
+ * Q: [n*n] symmetric positive semi-definite (row-major), c: [n], n ≤ 64.
+ * w: [n] out. Returns the iterations used (capped at 4n + 16). Does not
+ * allocate. */
+int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+/* Shared between the src/decompose/ files; not public. */
+#ifndef SKF_DECOMPOSE_INTERNAL_H
+#define SKF_DECOMPOSE_INTERNAL_H
+
+#include "skinfit/decompose.h"
+
+typedef struct dc_ctx {
+    size_t N, F;
+    const double *frames; /* [F*3N] */
+    const double *rest;   /* [3N] */
+    double diag;
+    skf_warnings *warnings;
+    const skf_progress *progress;
+} dc_ctx;
+
+/* Rigid transforms of hard clusters: transforms[(f*B + b)*12] fitted by
+ * weighted absolute orientation to the vertices labelled b (rest → frame f).
+ * A cluster with < 3 vertices keeps identity rotation + centroid shift. */
+skf_status dc_fit_clusters(const dc_ctx *c, size_t B, const uint32_t *labels, double *transforms,
+                           skf_error *err);
+
+/* Grow (split / regrow, Le & Deng 2012) or shrink (merge the weakest)
+ * clusters from *B_io labels to exactly `target` bones, then k-means
+ * refinement rounds; labels [N] in/out, transforms [F*target*12] out. */
+skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_t *B_io,
+                         double *transforms, skf_error *err);
+
+/* Mean shift over per-triangle rotation sequences (James & Twigg 2005):
+ * labels [N] out, *B out (number of proxy bones found). */
+skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, double bandwidth,
+                             uint32_t *labels, size_t *B, skf_error *err);
+
+/* Per-vertex weights by NNLS on the simplex over candidate bones (≤ K
+ * non-zeros): wb/w [N*K] out, sorted descending. */
+skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms, size_t K,
+                            uint32_t *wb, double *w, skf_error *err);
+
+/* PCA of the rest-space residual; fills d->shapes / shape_weights. */
+skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *err);
+
+/* Sum of squared distances of vertex j over frames under rigid transform T
+ * sequence (transforms of one bone with stride 12*B). */
+double dc_vertex_bone_error(const dc_ctx *c, size_t j, const double *T0, size_t stride);
+
+#endif

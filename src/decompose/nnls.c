@@ -1,0 +1,185 @@
+/* Non-negative least squares on the probability simplex.
+ *
+ * C. L. Lawson and R. J. Hanson, "Solving Least Squares Problems", 1974,
+ * ch. 23 (algorithm NNLS): an active-set method that keeps a passive set P
+ * of free variables, solves the unconstrained problem on P, and either steps
+ * back to the boundary (dropping variables that would turn negative) or adds
+ * the variable whose Lagrange multiplier most violates optimality. Here the
+ * problem carries one more constraint, Σ w = 1 (skinning weights): the
+ * subproblem on P is solved with its Lagrange multiplier λ (KKT system
+ * [Q_PP 1; 1ᵀ 0][z; λ] = [c_P; 1]), and the optimality test for a variable i
+ * outside P uses the multiplier-shifted gradient g_i + λ (g = Qw − c), which
+ * must be ≥ 0. Starting from the best single vertex of the simplex keeps
+ * every iterate feasible. Why not a penalty row (SSDR's choice): it only
+ * approximately enforces Σ w = 1, and we promise 1e-6.
+ */
+#include "skinfit/decompose.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NNLS_MAX 64
+
+/* Solve the (p+1)x(p+1) KKT system by Gaussian elimination with partial
+ * pivoting. A tiny ridge on Q_PP keeps collinear columns solvable. Returns
+ * false when singular. */
+static bool kkt_solve(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
+                      double *z, double *lambda)
+{
+    double M[(NNLS_MAX + 1) * (NNLS_MAX + 2)];
+    size_t m = p + 1, cols = m + 1;
+    double scale = 0;
+    for (size_t a = 0; a < p; ++a)
+        scale = fmax(scale, fabs(Q[P[a] * n + P[a]]));
+    double ridge = 1e-13 * (scale > 0 ? scale : 1);
+    for (size_t a = 0; a < p; ++a) {
+        for (size_t b = 0; b < p; ++b)
+            M[a * cols + b] = Q[P[a] * n + P[b]] + (a == b ? ridge : 0);
+        M[a * cols + p] = 1;
+        M[a * cols + m] = c[P[a]];
+    }
+    for (size_t b = 0; b < p; ++b)
+        M[p * cols + b] = 1;
+    M[p * cols + p] = 0;
+    M[p * cols + m] = 1;
+    for (size_t k = 0; k < m; ++k) {
+        size_t piv = k;
+        for (size_t r = k + 1; r < m; ++r)
+            if (fabs(M[r * cols + k]) > fabs(M[piv * cols + k]))
+                piv = r;
+        if (fabs(M[piv * cols + k]) < 1e-300)
+            return false;
+        if (piv != k)
+            for (size_t j = 0; j < cols; ++j) {
+                double t = M[k * cols + j];
+                M[k * cols + j] = M[piv * cols + j];
+                M[piv * cols + j] = t;
+            }
+        for (size_t r = k + 1; r < m; ++r) {
+            double f = M[r * cols + k] / M[k * cols + k];
+            if (f != 0)
+                for (size_t j = k; j < cols; ++j)
+                    M[r * cols + j] -= f * M[k * cols + j];
+        }
+    }
+    double x[NNLS_MAX + 1];
+    for (size_t k = m; k-- > 0;) {
+        double s = M[k * cols + m];
+        for (size_t j = k + 1; j < m; ++j)
+            s -= M[k * cols + j] * x[j];
+        x[k] = s / M[k * cols + k];
+        if (!isfinite(x[k]))
+            return false;
+    }
+    memcpy(z, x, p * sizeof *z);
+    *lambda = x[p];
+    return true;
+}
+
+int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w)
+{
+    if (n == 0)
+        return 0;
+    if (n > NNLS_MAX)
+        n = NNLS_MAX; /* contract: n ≤ 64 */
+    memset(w, 0, n * sizeof *w);
+    /* Best single bone: f(e_i) = ½ Q_ii − c_i. */
+    size_t best = 0;
+    for (size_t i = 1; i < n; ++i)
+        if (0.5 * Q[i * n + i] - c[i] < 0.5 * Q[best * n + best] - c[best])
+            best = i;
+    w[best] = 1;
+    if (n == 1)
+        return 0;
+    size_t P[NNLS_MAX];
+    bool inP[NNLS_MAX] = {false};
+    size_t p = 1;
+    P[0] = best;
+    inP[best] = true;
+    double qscale = 0;
+    for (size_t i = 0; i < n; ++i)
+        qscale = fmax(qscale, fabs(Q[i * n + i]));
+    double tol = 1e-12 * (qscale > 0 ? qscale : 1);
+    int cap = (int)(4 * n + 16), it = 0;
+    for (; it < cap; ++it) {
+        /* Optimality test outside P. */
+        double g[NNLS_MAX], lam = 0;
+        for (size_t i = 0; i < n; ++i) {
+            double s = -c[i];
+            for (size_t k = 0; k < p; ++k)
+                s += Q[i * n + P[k]] * w[P[k]];
+            g[i] = s;
+        }
+        for (size_t k = 0; k < p; ++k)
+            lam -= g[P[k]];
+        lam /= (double)p;
+        size_t add = n;
+        double most = -tol;
+        for (size_t i = 0; i < n; ++i)
+            if (!inP[i] && g[i] + lam < most) {
+                most = g[i] + lam;
+                add = i;
+            }
+        if (add == n)
+            break;
+        P[p++] = add;
+        inP[add] = true;
+        /* Inner loop: solve on P, step back to feasibility. */
+        for (int inner = 0; inner < cap; ++inner) {
+            double z[NNLS_MAX], l;
+            if (!kkt_solve(n, Q, c, P, p, z, &l)) {
+                /* Degenerate: undo the addition and stop. */
+                inP[P[--p]] = false;
+                goto done;
+            }
+            bool allpos = true;
+            for (size_t k = 0; k < p; ++k)
+                if (z[k] <= 0)
+                    allpos = false;
+            if (allpos) {
+                for (size_t k = 0; k < p; ++k)
+                    w[P[k]] = z[k];
+                break;
+            }
+            double alpha = 1;
+            for (size_t k = 0; k < p; ++k)
+                if (z[k] <= 0) {
+                    double den = w[P[k]] - z[k];
+                    double a = den > 0 ? w[P[k]] / den : 0;
+                    if (a < alpha)
+                        alpha = a;
+                }
+            for (size_t k = 0; k < p; ++k)
+                w[P[k]] += alpha * (z[k] - w[P[k]]);
+            /* Drop variables that reached zero (always keep the largest). */
+            size_t keep = 0;
+            for (size_t k = 1; k < p; ++k)
+                if (w[P[k]] > w[P[keep]])
+                    keep = k;
+            size_t q = 0;
+            for (size_t k = 0; k < p; ++k) {
+                if (w[P[k]] <= 1e-15 && k != keep) {
+                    w[P[k]] = 0;
+                    inP[P[k]] = false;
+                } else {
+                    P[q++] = P[k];
+                }
+            }
+            p = q;
+        }
+    }
+done:;
+    /* Exact sum to one (the iterates are feasible up to rounding). */
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (w[i] < 0)
+            w[i] = 0;
+        s += w[i];
+    }
+    if (s > 0)
+        for (size_t i = 0; i < n; ++i)
+            w[i] /= s;
+    else
+        w[best] = 1;
+    return it;
+}

@@ -1,0 +1,384 @@
+/* Skinning decomposition: the alternation and the metrics.
+ *
+ * B. H. Le and Z. Deng, "Smooth Skinning Decomposition with Rigid Bones",
+ * ACM TOG 31(6), 2012 (SSDR): after an initial clustering into rigid bones
+ * (init_split.c, or proxy bones by mean shift, init_meanshift.c after
+ * D. L. James and C. D. Twigg, "Skinning Mesh Animations", SIGGRAPH 2005),
+ * alternate (1) the per-vertex weights with the transforms fixed (weights.c)
+ * and (2) the per-frame rigid bone transforms with the weights fixed — the
+ * weighted absolute-orientation sweeps of skinfit/solve.h (Horn 1987 per
+ * bone, moment sums, Gauss–Seidel over bones) warm-started from the previous
+ * iterate — until an iteration lowers the RMS error by less than the
+ * tolerance, or the cap. Error metrics: docs/decompose.md (RMS as printed by
+ * Dem Bones; E_RMS of L. Kavan, P.-P. Sloan and C. O'Sullivan, "Fast and
+ * Efficient Skinning of Animated Meshes", Eurographics 2010).
+ */
+#include "decompose_internal.h"
+#include "skinfit/solve.h"
+
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+void skf_decomposition_free(skf_decomposition *d)
+{
+    if (!d)
+        return;
+    skf_free(d->rest);
+    skf_free(d->weight_bone);
+    skf_free(d->weight);
+    skf_free(d->transforms);
+    skf_free(d->joint_rest);
+    skf_free(d->shapes);
+    skf_free(d->shape_weights);
+    skf_free(d);
+}
+
+void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_shapes, double *out)
+{
+    size_t N = d->vertex_count, K = d->max_influences, B = d->bone_count, M = d->shape_count;
+    const double *T0 = d->transforms + f * B * 12;
+    for (size_t j = 0; j < N; ++j) {
+        double v[3] = {d->rest[3 * j], d->rest[3 * j + 1], d->rest[3 * j + 2]};
+        if (with_shapes && M && d->shapes)
+            for (size_t m = 0; m < M; ++m) {
+                double cm = d->shape_weights[f * M + m];
+                const double *s = d->shapes + m * N * 3 + 3 * j;
+                v[0] += cm * s[0];
+                v[1] += cm * s[1];
+                v[2] += cm * s[2];
+            }
+        double p[3] = {0, 0, 0};
+        for (size_t k = 0; k < K; ++k) {
+            double wk = d->weight[j * K + k];
+            if (wk == 0)
+                continue;
+            const double *T = T0 + d->weight_bone[j * K + k] * 12;
+            for (int r = 0; r < 3; ++r)
+                p[r] += wk * (T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r]);
+        }
+        memcpy(out + 3 * j, p, sizeof p);
+    }
+}
+
+void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b, double diagonal,
+                           skf_decompose_metrics *m)
+{
+    double sum = 0, mx = 0;
+    for (size_t k = 0; k < N * F; ++k) {
+        double dx = a[3 * k] - b[3 * k], dy = a[3 * k + 1] - b[3 * k + 1],
+               dz = a[3 * k + 2] - b[3 * k + 2];
+        double d2 = dx * dx + dy * dy + dz * dz;
+        sum += d2;
+        if (d2 > mx)
+            mx = d2;
+    }
+    double nf = (double)N * (double)F;
+    m->diagonal = diagonal;
+    m->rms = nf > 0 ? sqrt(sum / nf) : 0;
+    m->erms = nf > 0 && diagonal > 0 ? 1000.0 * sqrt(sum) / (sqrt(3.0 * nf) * diagonal) : 0;
+    m->max_error = sqrt(mx);
+    m->max_error_pct = diagonal > 0 ? 100.0 * m->max_error / diagonal : 0;
+}
+
+/* Metrics of the current decomposition over all frames, no allocation of a
+ * full reconstruction (frame by frame). */
+static void measure(const dc_ctx *c, const skf_decomposition *d, bool with_shapes,
+                    skf_decompose_metrics *m)
+{
+    size_t N = c->N;
+    double sum = 0, mx = 0;
+    long long F = (long long)c->F;
+#pragma omp parallel reduction(+ : sum) reduction(max : mx)
+    {
+        double *buf = skf_malloc_array(3 * N, sizeof *buf);
+#pragma omp for schedule(static)
+        for (long long f = 0; f < F; ++f) {
+            if (!buf)
+                continue;
+            skf_decomposition_frame(d, (size_t)f, with_shapes, buf);
+            const double *u = c->frames + (size_t)f * N * 3;
+            for (size_t k = 0; k < N; ++k) {
+                double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
+                       dz = u[3 * k + 2] - buf[3 * k + 2];
+                double d2 = dx * dx + dy * dy + dz * dz;
+                sum += d2;
+                if (d2 > mx)
+                    mx = d2;
+            }
+        }
+        skf_free(buf);
+    }
+    double nf = (double)N * (double)c->F;
+    m->diagonal = c->diag;
+    m->rms = sqrt(sum / nf);
+    m->erms = c->diag > 0 ? 1000.0 * sqrt(sum) / (sqrt(3.0 * nf) * c->diag) : 0;
+    m->max_error = sqrt(mx);
+    m->max_error_pct = c->diag > 0 ? 100.0 * m->max_error / c->diag : 0;
+}
+
+/* CSR view of the K-slot weights for the solver (zeros dropped). */
+static void to_csr(const skf_decomposition *d, size_t *offsets, uint32_t *bone, double *weight)
+{
+    size_t N = d->vertex_count, K = d->max_influences, n = 0;
+    offsets[0] = 0;
+    for (size_t j = 0; j < N; ++j) {
+        for (size_t k = 0; k < K; ++k)
+            if (d->weight[j * K + k] > 0) {
+                bone[n] = d->weight_bone[j * K + k];
+                weight[n] = d->weight[j * K + k];
+                ++n;
+            }
+        offsets[j + 1] = n;
+    }
+}
+
+static void joint_positions(skf_decomposition *d, const uint32_t *labels)
+{
+    size_t N = d->vertex_count, K = d->max_influences, B = d->bone_count;
+    double *acc = d->joint_rest;
+    memset(acc, 0, 3 * B * sizeof *acc);
+    double *ws = skf_calloc(B, sizeof *ws);
+    if (!ws)
+        return;
+    for (size_t j = 0; j < N; ++j)
+        for (size_t k = 0; k < K; ++k) {
+            double wk = d->weight[j * K + k];
+            if (wk <= 0)
+                continue;
+            uint32_t b = d->weight_bone[j * K + k];
+            for (int a = 0; a < 3; ++a)
+                acc[3 * b + a] += wk * d->rest[3 * j + a];
+            ws[b] += wk;
+        }
+    for (size_t b = 0; b < B; ++b) {
+        if (ws[b] > 0) {
+            for (int a = 0; a < 3; ++a)
+                acc[3 * b + a] /= ws[b];
+        } else {
+            /* no weight: centroid of its initial cluster, else the origin */
+            size_t n = 0;
+            for (size_t j = 0; j < N; ++j)
+                if (labels[j] == b) {
+                    for (int a = 0; a < 3; ++a)
+                        acc[3 * b + a] += d->rest[3 * j + a];
+                    ++n;
+                }
+            if (n)
+                for (int a = 0; a < 3; ++a)
+                    acc[3 * b + a] /= (double)n;
+        }
+    }
+    skf_free(ws);
+}
+
+skf_status skf_decompose(size_t N, size_t F, const double *frames, const double *rest,
+                         size_t T, const uint32_t *tris, const skf_decompose_options *opt_in,
+                         skf_decomposition **out, skf_error *err)
+{
+    *out = NULL;
+    skf_decompose_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (opt_in)
+        opt = *opt_in;
+    size_t K = opt.max_influences ? opt.max_influences : 4;
+    size_t iters = opt.max_iterations ? opt.max_iterations : 30;
+    double tol = opt.tolerance > 0 ? opt.tolerance : 1e-4;
+    if (N == 0 || F == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: the animation has %zu vertices and %zu "
+                        "frames (need at least one of each)", N, F);
+    if (K > 16)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: --max-influences %zu (at most 16)", K);
+    if (!rest)
+        rest = frames;
+    for (size_t k = 0; k < 3 * N * F; ++k)
+        if (!isfinite(frames[k]))
+            return skf_fail(err, SKF_ERR_FORMAT, "decompose: frame %zu vertex %zu: not finite",
+                            k / (3 * N), k / 3 % N);
+    for (size_t k = 0; k < 3 * N; ++k)
+        if (!isfinite(rest[k]))
+            return skf_fail(err, SKF_ERR_FORMAT, "decompose: rest vertex %zu: not finite", k / 3);
+    int saved_threads = omp_get_max_threads();
+    if (opt.threads > 0)
+        omp_set_num_threads(opt.threads);
+    double t0 = omp_get_wtime();
+
+    dc_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
+                .progress = opt.progress};
+    c.diag = skf_bbox_diagonal(N, rest);
+    skf_status st = SKF_OK;
+    skf_decomposition *d = skf_calloc(1, sizeof *d);
+    uint32_t *labels = skf_calloc(N, sizeof *labels);
+    size_t *offsets = skf_malloc_array(N + 1, sizeof *offsets);
+    uint32_t *cbone = skf_malloc_array(N * K, sizeof *cbone);
+    double *cweight = skf_malloc_array(N * K, sizeof *cweight);
+    skf_solver *solver = NULL;
+    double *best_T = NULL, *best_w = NULL;
+    uint32_t *best_b = NULL;
+    if (!d || !labels || !offsets || !cbone || !cweight) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
+        goto done;
+    }
+    d->vertex_count = N;
+    d->frame_count = F;
+    d->max_influences = K;
+    d->rest = skf_malloc_array(3 * N, sizeof *d->rest);
+    if (!d->rest) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
+        goto done;
+    }
+    memcpy(d->rest, rest, 3 * N * sizeof *rest);
+
+    /* 1. Initialisation. */
+    size_t B = 1;
+    skf_decompose_init init = opt.init;
+    if (init == SKF_DECOMPOSE_INIT_DEFAULT)
+        init = opt.bone_count ? SKF_DECOMPOSE_INIT_SPLIT : SKF_DECOMPOSE_INIT_MEANSHIFT;
+    if (init == SKF_DECOMPOSE_INIT_MEANSHIFT) {
+        if (!tris || T == 0) {
+            st = skf_fail(err, SKF_ERR_ARGUMENT,
+                          "decompose: mean shift (--auto-bones / --init meanshift) needs the "
+                          "mesh's triangles; give a rest mesh or use --bones N");
+            goto done;
+        }
+        double h = opt.meanshift_bandwidth > 0 ? opt.meanshift_bandwidth : 0.3;
+        if ((st = dc_init_meanshift(&c, T, tris, h, labels, &B, err)))
+            goto done;
+        d->init_bones = B;
+    }
+    size_t target = opt.bone_count ? opt.bone_count : B;
+    if (target > UINT32_MAX / 2) {
+        st = skf_fail(err, SKF_ERR_ARGUMENT, "decompose: %zu bones is too many", target);
+        goto done;
+    }
+    d->transforms = skf_malloc_array(F * (target > B ? target : B) * 12, sizeof *d->transforms);
+    if (!d->transforms) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for %zu x %zu transforms", F,
+                      target);
+        goto done;
+    }
+    if ((st = dc_init_split(&c, target, labels, &B, d->transforms, err)))
+        goto done;
+    d->bone_count = B;
+    if (init == SKF_DECOMPOSE_INIT_SPLIT)
+        d->init_bones = B;
+    d->seconds_init = omp_get_wtime() - t0;
+    d->weight_bone = skf_malloc_array(N * K, sizeof *d->weight_bone);
+    d->weight = skf_malloc_array(N * K, sizeof *d->weight);
+    d->joint_rest = skf_malloc_array(3 * B, sizeof *d->joint_rest);
+    best_T = skf_malloc_array(F * B * 12, sizeof *best_T);
+    best_w = skf_malloc_array(N * K, sizeof *best_w);
+    best_b = skf_malloc_array(N * K, sizeof *best_b);
+    if (!d->weight_bone || !d->weight || !d->joint_rest || !best_T || !best_w || !best_b) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
+        goto done;
+    }
+    /* Hard weights of the clustering: the starting point. */
+    for (size_t j = 0; j < N; ++j) {
+        for (size_t k = 0; k < K; ++k) {
+            d->weight_bone[j * K + k] = 0;
+            d->weight[j * K + k] = 0;
+        }
+        d->weight_bone[j * K] = labels[j];
+        d->weight[j * K] = 1;
+    }
+    skf_decompose_metrics m;
+    measure(&c, d, false, &m);
+    double best_rms = m.rms;
+    memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
+    memcpy(best_w, d->weight, N * K * sizeof *best_w);
+    memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
+
+    /* 2-4. Alternate weights and transforms. */
+    size_t it = 0;
+    for (; it < iters; ++it) {
+        if ((st = dc_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, err)))
+            goto done;
+        to_csr(d, offsets, cbone, cweight);
+        if (!solver) {
+            skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
+                                 .bone = cbone, .weight = cweight, .bone_count = B};
+            skf_solve_options so;
+            memset(&so, 0, sizeof so);
+            so.start = SKF_SOLVE_START_WARM;
+            so.max_sweeps = 50;
+            so.threads = opt.threads;
+            st = skf_solver_new(&rig, &so, &solver, err);
+        } else {
+            st = skf_solver_update_weights(solver, offsets, cbone, cweight, err);
+        }
+        if (st)
+            goto done;
+        if ((st = skf_solver_frames(solver, F, frames, d->transforms, NULL, err)))
+            goto done;
+        measure(&c, d, false, &m);
+        double gain = best_rms - m.rms;
+        if (m.rms < best_rms) {
+            best_rms = m.rms;
+            memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
+            memcpy(best_w, d->weight, N * K * sizeof *best_w);
+            memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
+        }
+        if (skf_progress_report(opt.progress, 0.3 + 0.6 * (double)(it + 1) / (double)iters,
+                                "alternation")) {
+            st = skf_fail(err, SKF_ERR_CANCELLED, "decompose: cancelled");
+            goto done;
+        }
+        if (gain < tol * best_rms || best_rms <= 1e-12 * (c.diag > 0 ? c.diag : 1)) {
+            ++it;
+            break;
+        }
+    }
+    if (it == iters)
+        skf_warn(opt.warnings, "decompose: stopped at the iteration cap (%zu); the error was "
+                 "still improving", iters);
+    d->iterations = it;
+    memcpy(d->transforms, best_T, F * B * 12 * sizeof *best_T);
+    memcpy(d->weight, best_w, N * K * sizeof *best_w);
+    memcpy(d->weight_bone, best_b, N * K * sizeof *best_b);
+    joint_positions(d, labels);
+    measure(&c, d, false, &d->metrics);
+    d->metrics_pca = d->metrics;
+    {
+        size_t unused = 0;
+        double *ws = skf_calloc(B, sizeof *ws);
+        if (ws) {
+            for (size_t k = 0; k < N * K; ++k)
+                ws[d->weight_bone[k]] += d->weight[k];
+            for (size_t b = 0; b < B; ++b)
+                unused += ws[b] == 0;
+            skf_free(ws);
+        }
+        if (unused)
+            skf_warn(opt.warnings, "decompose: %zu of %zu bones ended with no weight "
+                     "(they are kept as joints)", unused, B);
+    }
+    if (opt.pca_shapes) {
+        if ((st = dc_pca(&c, d, opt.pca_shapes, err)))
+            goto done;
+        measure(&c, d, true, &d->metrics_pca);
+    }
+    d->size_ratio = ((double)N * 3 + (double)N * (double)K * 2 + (double)F * (double)B * 7 +
+                     (double)d->shape_count * (double)N * 3 + (double)F * (double)d->shape_count) /
+                    (3.0 * (double)N * (double)F);
+    d->seconds_total = omp_get_wtime() - t0;
+    skf_progress_report(opt.progress, 1.0, "done");
+done:
+    skf_solver_free(solver);
+    skf_free(labels);
+    skf_free(offsets);
+    skf_free(cbone);
+    skf_free(cweight);
+    skf_free(best_T);
+    skf_free(best_w);
+    skf_free(best_b);
+    if (opt.threads > 0)
+        omp_set_num_threads(saved_threads);
+    if (st) {
+        skf_decomposition_free(d);
+        return st;
+    }
+    *out = d;
+    return SKF_OK;
+}
