@@ -19,6 +19,7 @@
  * the mesh size.
  */
 #include "decompose_internal.h"
+#include "skinfit/math.h"
 #include "skinfit/solve.h"
 
 #include <float.h>

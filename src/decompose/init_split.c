@@ -16,6 +16,7 @@
  * the fewest vertices into the others, one at a time.
  */
 #include "decompose_internal.h"
+#include "skinfit/math.h"
 #include "skinfit/solve.h"
 
 #include <float.h>
