@@ -245,7 +245,7 @@ static void test_bone_anim(int only)
 #if defined(__SANITIZE_ADDRESS__)
         /* ASan build: fewer alternations keep it under a minute; the
          * assertion (at or below Dem Bones) is unchanged. */
-        o.max_iterations = 6;
+        o.max_iterations = 4;
 #endif
         skf_decomposition *d = NULL;
         skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
