@@ -221,9 +221,98 @@ skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
                                   const skf_gltf_new_channel *channels, size_t channel_count,
                                   skf_error *err);
 
-/* Write a single self-contained GLB atomically. Repairs what validation would
- * flag (skins[i].skeleton not a common root; weights not summing to 1) and
- * reports each repair as a warning. Refuses to overwrite the input file. */
+/* ---- building ---------------------------------------------------------
+ * Small document builder used by the creature, decompose output and weight
+ * rewriting. Binary data goes to ONE growable buffer: buffers[0] (created on
+ * first use; if it had a uri, the uri is dropped since its bytes are in
+ * memory — the writer embeds everything anyway). Each append starts at a
+ * 4-byte aligned offset and gets its own bufferView, so accessor offsets are
+ * aligned for every component type.
+ *
+ * The builder edits doc->json and doc->buffers only: the typed views
+ * (doc->accessors, nodes, ...) are stale until skf_gltf_reparse is called.
+ * Build everything, then reparse once. Index outputs are the new element's
+ * position in its JSON array. */
+
+/* A new empty document: {"asset":{"version":"2.0","generator":"skinfit ..."}},
+ * no buffers, no scenes. name (may be NULL) is used in messages. */
+skf_status skf_gltf_new_empty(const char *name, skf_gltf **out, skf_error *err);
+
+/* Append size bytes (data may be NULL for zeros) to buffers[0] and add a
+ * bufferView over them. target: 0 (none), 34962 ARRAY_BUFFER (vertex data),
+ * 34963 ELEMENT_ARRAY_BUFFER (indices). */
+skf_status skf_gltf_append_bytes(skf_gltf *doc, const void *data, size_t size, int target,
+                                 int *view_index, skf_error *err);
+
+/* Add an accessor over bufferView view at byte_offset (must be a multiple of
+ * the component size). components 1, 2, 3, 4 (VEC4), 9 (MAT3), 16 (MAT4).
+ * min/max: components values each, or NULL to omit. */
+skf_status skf_gltf_add_accessor(skf_gltf *doc, int view, size_t byte_offset, int component_type,
+                                 bool normalized, size_t count, int components,
+                                 const double *min, const double *max, int *accessor_index,
+                                 skf_error *err);
+
+/* Convenience: append count*components floats as a new view + FLOAT
+ * accessor; with_bounds adds exact min/max (required for POSITION and
+ * animation inputs). */
+skf_status skf_gltf_add_float_accessor(skf_gltf *doc, const float *data, size_t count,
+                                       int components, int target, bool with_bounds,
+                                       int *accessor_index, skf_error *err);
+
+/* Convenience: pack count*components unsigned integers as component_type
+ * (UNSIGNED_BYTE / UNSIGNED_SHORT / UNSIGNED_INT) into a new view + accessor.
+ * Fails (SKF_ERR_ARGUMENT) if a value does not fit. Used for indices
+ * (target 34963) and JOINTS_n (target 34962). */
+skf_status skf_gltf_add_uint_accessor(skf_gltf *doc, const uint32_t *data, size_t count,
+                                      int components, int component_type, int target,
+                                      int *accessor_index, skf_error *err);
+
+/* Append item to the top-level array array_name ("nodes", "meshes", "skins",
+ * "materials", ...; created if absent). Steals the reference to item (it is
+ * released on failure too). */
+skf_status skf_gltf_json_append(skf_gltf *doc, const char *array_name, struct json_t *item,
+                                int *index, skf_error *err);
+
+/* Add a node with TRS (any of t, r, s may be NULL = identity) and a name
+ * (may be NULL). parent >= 0: appended to that node's children; parent -1:
+ * appended to the default scene's nodes (scene 0 and "scene" created when
+ * absent). */
+skf_status skf_gltf_add_node(skf_gltf *doc, const char *name, int parent, const double t[3],
+                             const double r[4], const double s[3], int *node_index,
+                             skf_error *err);
+
+/* Add a mesh with one TRIANGLES primitive: attribute_count (name, accessor)
+ * pairs; indices accessor or -1. */
+skf_status skf_gltf_add_mesh(skf_gltf *doc, const char *name, const char *const *attribute_names,
+                             const int *attribute_accessors, size_t attribute_count, int indices,
+                             int *mesh_index, skf_error *err);
+
+/* Add a skin. inverse_bind_matrices: a MAT4 float accessor (or -1);
+ * skeleton: the joints' common root node (or -1 to omit). */
+skf_status skf_gltf_add_skin(skf_gltf *doc, const char *name, const int *joints,
+                             size_t joint_count, int inverse_bind_matrices, int skeleton,
+                             int *skin_index, skf_error *err);
+
+/* ---- GLB output -------------------------------------------------------- */
+
+/* Write a single self-contained GLB atomically. The typed views must be
+ * current (after load, or reparse after builder calls); doc is not modified.
+ * Kept verbatim: every JSON member we do not repair (materials, textures,
+ * samplers, extensions, extras, names), bufferView order and indices.
+ * All buffers merge into the BIN chunk (each bufferView 4-byte aligned);
+ * images given by data: URI or external file become bufferViews with a
+ * mimeType. Repairs, each reported as one warning:
+ *  - skins[i].skeleton that is not an ancestor-or-self of the joints'
+ *    closest common root -> set to that root, or dropped when the joints
+ *    share no root;
+ *  - WEIGHTS_n whose per-vertex sum differs from 1 by more than 1e-6 (or is
+ *    written as unnormalised integers) -> renormalised and re-encoded as
+ *    FLOAT accessors (a vertex with all-zero weights gets weight 1 on its
+ *    first joint);
+ *  - POSITION and animation-input accessors without min/max, or with
+ *    min/max that do not match the data -> exact bounds written.
+ * Refuses (SKF_ERR_ARGUMENT) to overwrite the file the document was loaded
+ * from (doc->path); output above 4 GiB is SKF_ERR_LIMIT. */
 skf_status skf_gltf_write_glb(const skf_gltf *doc, const char *path, skf_warnings *warnings,
                               skf_error *err);
 
