@@ -12,6 +12,8 @@
  */
 #include "skinfit/gltf.h"
 
+#include "skinfit/math.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -502,6 +504,42 @@ skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
                                 "%s: animation '%s': channels[%zu] and [%zu] both target %s of "
                                 "node %d",
                                 dn, nm, j, i, path_name(channels[i].path), channels[i].node);
+    }
+    /* glTF forbids animating T/R/S of a node given by "matrix": re-express
+     * such nodes as TRS first (fails for shear, which TRS cannot hold). */
+    for (size_t i = 0; i < channel_count; ++i) {
+        const skf_gltf_node *node = &doc->nodes[channels[i].node];
+        if (channels[i].path == SKF_PATH_WEIGHTS || !node->has_matrix)
+            continue;
+        double t[3], q[4], sc[3];
+        if (!skf_mat4_to_trs(node->matrix, t, q, sc, 1e-6))
+            return skf_fail(err, SKF_ERR_NUMERIC,
+                            "%s: nodes[%d].matrix: has shear or is singular, cannot be animated "
+                            "(animation '%s')",
+                            dn, channels[i].node, nm);
+    }
+    for (size_t i = 0; i < channel_count; ++i) {
+        const skf_gltf_node *node = &doc->nodes[channels[i].node];
+        if (channels[i].path == SKF_PATH_WEIGHTS || !node->has_matrix)
+            continue;
+        double t[3], q[4], sc[3];
+        skf_mat4_to_trs(node->matrix, t, q, sc, 1e-6);
+        json_t *jn = json_array_get(json_object_get(doc->json, "nodes"), (size_t)channels[i].node);
+        json_t *jt = number_array(t, 3), *jq = number_array(q, 4), *js = number_array(sc, 3);
+        if (!jt || !jq || !js) {
+            json_decref(jt);
+            json_decref(jq);
+            json_decref(js);
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: nodes[%d]: out of memory", dn,
+                            channels[i].node);
+        }
+        if (json_object_set_new(jn, "translation", jt) != 0 ||
+            json_object_set_new(jn, "rotation", jq) != 0 ||
+            json_object_set_new(jn, "scale", js) != 0) {
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: nodes[%d]: out of memory", dn,
+                            channels[i].node);
+        }
+        json_object_del(jn, "matrix");
     }
     int *inputs = skf_malloc_array(channel_count, sizeof *inputs);
     json_t *samplers = json_array(), *chans = json_array();

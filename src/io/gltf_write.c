@@ -18,6 +18,8 @@
  */
 #include "skinfit/gltf.h"
 
+#include "io/gltf_internal.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -134,40 +136,6 @@ static skf_status copy_views(writer *w)
 
 /* ---- images ------------------------------------------------------------ */
 
-static int b64_value(int c)
-{
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
-
-/* Decode base64 (RFC 4648, '=' padding optional). Returns false on a bad
- * character. out must hold n*3/4+3 bytes. */
-static bool b64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len)
-{
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t o = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (s[i] == '=')
-            break;
-        int v = b64_value((unsigned char)s[i]);
-        if (v < 0)
-            return false;
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (uint8_t)(acc >> bits);
-        }
-    }
-    *out_len = o;
-    return true;
-}
-
 static const char *sniff_mime(const uint8_t *d, size_t n)
 {
     if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
@@ -189,22 +157,25 @@ static int hexval(int c)
     return -1;
 }
 
-/* "<dir of doc path>/<percent-decoded uri>", or NULL. */
-static char *resolve_uri(const char *doc_path, const char *uri)
+/* "<base_dir>/<percent-decoded uri>", or NULL. */
+static char *resolve_uri(const char *base_dir, const char *uri)
 {
-    const char *slash = doc_path ? strrchr(doc_path, '/') : NULL;
-    size_t dlen = slash ? (size_t)(slash - doc_path) + 1 : 0;
+    size_t dlen = base_dir ? strlen(base_dir) : 0;
     size_t ulen = strlen(uri);
-    char *p = skf_malloc(dlen + ulen + 1);
+    char *p = skf_malloc(dlen + ulen + 2);
     if (!p)
         return NULL;
-    if (dlen)
-        memcpy(p, doc_path, dlen);
-    size_t o = dlen;
+    size_t o = 0;
+    if (dlen) {
+        memcpy(p, base_dir, dlen);
+        o = dlen;
+        if (p[o - 1] != '/')
+            p[o++] = '/';
+    }
     for (size_t i = 0; i < ulen; ++i) {
         int h1, h2;
         if (uri[i] == '%' && i + 2 < ulen && (h1 = hexval(uri[i + 1])) >= 0 &&
-            (h2 = hexval(uri[i + 2])) >= 0) {
+            (h2 = hexval(uri[i + 2])) >= 0 && (h1 | h2) != 0) {
             p[o++] = (char)(h1 * 16 + h2);
             i += 2;
         } else {
@@ -241,18 +212,23 @@ static skf_status embed_images(writer *w)
                 memcpy(declared, uri + 5, mlen);
                 declared[mlen] = 0;
             }
-            size_t elen = strlen(comma + 1);
-            data = skf_malloc(elen / 4 * 3 + 4);
-            if (!data)
-                return nomem(w, "images");
-            if (!b64_decode(comma + 1, elen, data, &size)) {
-                skf_free(data);
-                skf_warn(w->warnings, "%s: images[%zu].uri: invalid base64; kept as a URI", w->dn,
-                         i);
+            size_t bad_at;
+            if (!skfi_base64_decode(comma + 1, strlen(comma + 1), &data, &size, &bad_at)) {
+                if (bad_at == SIZE_MAX)
+                    return nomem(w, "images");
+                skf_warn(w->warnings,
+                         "%s: images[%zu].uri: invalid base64 at character %zu; kept as a URI",
+                         w->dn, i, bad_at);
                 continue;
             }
         } else {
-            char *file = resolve_uri(w->doc->path, uri);
+            if (!w->doc->base_dir || uri[0] == '/' || strstr(uri, "://")) {
+                skf_warn(w->warnings,
+                         "%s: images[%zu].uri: '%s' cannot be resolved; kept as an external URI",
+                         w->dn, i, uri);
+                continue;
+            }
+            char *file = resolve_uri(w->doc->base_dir, uri);
             if (!file)
                 return nomem(w, "images");
             skf_error e;

@@ -1,0 +1,231 @@
+/* Builder API and GLB writer on small hand-built documents: alignment, GLB
+ * layout, argument checks, and each repair (skeleton, weights, bounds) with
+ * its warning. */
+#include "check.h"
+#include "io/gltf_invariants.h"
+#include "skinfit/gltf.h"
+
+#include <jansson.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint32_t u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Two-bone skin over a quad; skeleton and weights deliberately wrong. */
+static skf_gltf *build_doc(int skeleton_mode)
+{
+    skf_error e;
+    skf_gltf *d = NULL;
+    CHECK(skf_gltf_new_empty("test-doc", &d, &e) == SKF_OK);
+    if (!d)
+        return NULL;
+    int v3;
+    CHECK(skf_gltf_append_bytes(d, "abc", 3, 0, &v3, &e) == SKF_OK); /* misalign the buffer */
+    float pos[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    int apos, aidx, aj, aw, aibm;
+    CHECK(skf_gltf_add_float_accessor(d, pos, 4, 3, 34962, false, &apos, &e) == SKF_OK);
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    CHECK(skf_gltf_add_uint_accessor(d, idx, 6, 1, SKF_GLTF_UNSIGNED_SHORT, 34963, &aidx, &e) ==
+          SKF_OK);
+    uint32_t jn[16] = {0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+    CHECK(skf_gltf_add_uint_accessor(d, jn, 4, 4, SKF_GLTF_UNSIGNED_BYTE, 34962, &aj, &e) ==
+          SKF_OK);
+    /* normalized ubyte weights: 100+100 (sum 0.78), 255, 0 (all zero), 200+55 */
+    uint8_t wb[16] = {100, 100, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 200, 55, 0, 0};
+    int vw;
+    CHECK(skf_gltf_append_bytes(d, wb, sizeof wb, 34962, &vw, &e) == SKF_OK);
+    CHECK(skf_gltf_add_accessor(d, vw, 0, SKF_GLTF_UNSIGNED_BYTE, true, 4, 4, NULL, NULL, &aw,
+                                &e) == SKF_OK);
+    float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                     1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 1};
+    CHECK(skf_gltf_add_float_accessor(d, ibm, 2, 16, 0, false, &aibm, &e) == SKF_OK);
+    int root, j0, j1, other, mesh, skin, mn;
+    double t1[3] = {1, 0, 0};
+    CHECK(skf_gltf_add_node(d, "Armature", -1, NULL, NULL, NULL, &root, &e) == SKF_OK);
+    CHECK(skf_gltf_add_node(d, "Bone0", root, NULL, NULL, NULL, &j0, &e) == SKF_OK);
+    CHECK(skf_gltf_add_node(d, "Bone1", j0, t1, NULL, NULL, &j1, &e) == SKF_OK);
+    CHECK(skf_gltf_add_node(d, "Other", -1, NULL, NULL, NULL, &other, &e) == SKF_OK);
+    const char *names[] = {"POSITION", "JOINTS_0", "WEIGHTS_0"};
+    int accs[] = {apos, aj, aw};
+    CHECK(skf_gltf_add_mesh(d, "Quad", names, accs, 3, aidx, &mesh, &e) == SKF_OK);
+    int joints[2] = {j0, j1};
+    if (skeleton_mode == 1)
+        joints[1] = other; /* joints in two trees: no common root */
+    CHECK(skf_gltf_add_skin(d, "Skin", joints, 2, aibm, j1 /* a leaf: invalid */, &skin, &e) ==
+          SKF_OK);
+    CHECK(skf_gltf_add_node(d, "QuadNode", -1, NULL, NULL, NULL, &mn, &e) == SKF_OK);
+    json_t *node = json_array_get(json_object_get(d->json, "nodes"), (size_t)mn);
+    json_object_set_new(node, "mesh", json_integer(mesh));
+    json_object_set_new(node, "skin", json_integer(skin));
+    json_object_set_new(d->json, "extras", json_pack("{s:s}", "kept", "yes"));
+    CHECK_MSG(skf_gltf_reparse(d, NULL, &e) == SKF_OK, "%s", e.message);
+    return d;
+}
+
+static void test_builder_and_layout(const char *dir)
+{
+    skf_gltf *d = build_doc(0);
+    if (!d)
+        return;
+    check_gltf_invariants(d);
+    for (size_t i = 0; i < d->buffer_view_count; ++i)
+        CHECK(d->buffer_views[i].offset % 4 == 0);
+    CHECK(d->node_count == 5 && d->nodes[2].parent == 1 && d->nodes[1].parent == 0);
+    CHECK(d->scene == 0 && d->scene_count == 1 && d->scenes[0].node_count == 3);
+    skf_error e;
+    uint32_t big = 300;
+    int dummy;
+    CHECK(skf_gltf_add_uint_accessor(d, &big, 1, 1, SKF_GLTF_UNSIGNED_BYTE, 0, &dummy, &e) ==
+          SKF_ERR_ARGUMENT);
+    CHECK(skf_gltf_append_bytes(d, NULL, 0, 0, &dummy, &e) == SKF_ERR_ARGUMENT);
+    CHECK(skf_gltf_add_node(d, "x", 99, NULL, NULL, NULL, &dummy, &e) == SKF_ERR_ARGUMENT);
+
+    char path[4200];
+    snprintf(path, sizeof path, "%s/builder.glb", dir);
+    skf_warnings w = {0};
+    CHECK_MSG(skf_gltf_write_glb(d, path, &w, &e) == SKF_OK, "%s", e.message);
+    for (size_t i = 0; i < w.count; ++i)
+        printf("  warning: %s\n", w.items[i]);
+    /* skeleton repaired, weights renormalised, POSITION bounds added */
+    bool skel = false, weights = false, bounds = false;
+    for (size_t i = 0; i < w.count; ++i) {
+        skel |= strstr(w.items[i], "skins[0].skeleton") != NULL;
+        weights |= strstr(w.items[i], "renormalised") != NULL;
+        bounds |= strstr(w.items[i], "POSITION") != NULL;
+    }
+    CHECK(skel && weights && bounds && w.count == 3);
+    skf_warnings_release(&w);
+
+    /* GLB layout */
+    uint8_t *bytes;
+    size_t size;
+    CHECK(skf_read_file(path, SIZE_MAX, &bytes, &size, &e) == SKF_OK);
+    CHECK(size >= 28 && !memcmp(bytes, "glTF", 4) && u32(bytes + 4) == 2 && u32(bytes + 8) == size);
+    uint32_t jlen = u32(bytes + 12);
+    CHECK(jlen % 4 == 0 && !memcmp(bytes + 16, "JSON", 4) && 20 + jlen + 8 <= size);
+    CHECK(bytes[20 + jlen - 1] == '}' || bytes[20 + jlen - 1] == ' ');
+    uint32_t blen = u32(bytes + 20 + jlen);
+    CHECK(blen % 4 == 0 && !memcmp(bytes + 24 + jlen, "BIN\0", 4) && 28 + jlen + blen == size);
+    skf_free(bytes);
+
+    skf_gltf *b = NULL;
+    CHECK_MSG(skf_gltf_load(path, &b, NULL, &e) == SKF_OK, "%s", e.message);
+    if (b) {
+        check_gltf_invariants(b);
+        CHECK(b->skins[0].skeleton == 1); /* Bone0: the common root of Bone0, Bone1 */
+        const skf_gltf_primitive *p = &b->meshes[0].primitives[0];
+        int aw = -1, ap = -1;
+        for (size_t i = 0; i < p->attribute_count; ++i) {
+            if (!strcmp(p->attributes[i].name, "WEIGHTS_0"))
+                aw = p->attributes[i].accessor;
+            if (!strcmp(p->attributes[i].name, "POSITION"))
+                ap = p->attributes[i].accessor;
+        }
+        CHECK(aw >= 0 && b->accessors[aw].component_type == SKF_GLTF_FLOAT);
+        double wv[16];
+        CHECK(skf_gltf_accessor_read(b, aw, wv, false, &e) == SKF_OK);
+        CHECK_NEAR(wv[0], 0.5, 1e-7);
+        CHECK_NEAR(wv[1], 0.5, 1e-7);
+        CHECK(wv[4] == 1.0);
+        CHECK(wv[8] == 1.0); /* all-zero vertex given to slot 0 */
+        CHECK_NEAR(wv[12], 200.0 / 255.0, 1e-7);
+        json_t *acc = json_array_get(json_object_get(b->json, "accessors"), (size_t)ap);
+        json_t *mn = json_object_get(acc, "min"), *mx = json_object_get(acc, "max");
+        CHECK(json_array_size(mn) == 3 && json_array_size(mx) == 3);
+        CHECK(json_number_value(json_array_get(mx, 0)) == 1.0 &&
+              json_number_value(json_array_get(mn, 2)) == 0.0);
+        const char *kept = json_string_value(json_object_get(json_object_get(b->json, "extras"),
+                                                             "kept"));
+        CHECK(kept && !strcmp(kept, "yes"));
+        CHECK(!strcmp(b->nodes[2].name, "Bone1") && b->nodes[2].translation[0] == 1.0);
+        /* writing the reread file again needs no repair */
+        char path2[4300];
+        snprintf(path2, sizeof path2, "%s/builder2.glb", dir);
+        skf_warnings w2 = {0};
+        CHECK(skf_gltf_write_glb(b, path2, &w2, &e) == SKF_OK);
+        CHECK_MSG(w2.count == 0, "second write repaired again: %s", w2.count ? w2.items[0] : "");
+        skf_warnings_release(&w2);
+        unlink(path2);
+    }
+    skf_gltf_free(b);
+    skf_gltf_free(d);
+    unlink(path);
+}
+
+static void test_no_common_root(const char *dir)
+{
+    skf_gltf *d = build_doc(1);
+    if (!d)
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/builder_noroot.glb", dir);
+    skf_warnings w = {0};
+    skf_error e;
+    CHECK(skf_gltf_write_glb(d, path, &w, &e) == SKF_OK);
+    bool dropped = false;
+    for (size_t i = 0; i < w.count; ++i)
+        dropped |= strstr(w.items[i], "removed") != NULL;
+    CHECK(dropped);
+    skf_warnings_release(&w);
+    skf_gltf *b = NULL;
+    CHECK(skf_gltf_load(path, &b, NULL, &e) == SKF_OK);
+    if (b)
+        CHECK(b->skins[0].skeleton == -1);
+    skf_gltf_free(b);
+    skf_gltf_free(d);
+    unlink(path);
+}
+
+static void test_animation_args(void)
+{
+    skf_gltf *d = build_doc(0);
+    if (!d)
+        return;
+    skf_error e;
+    float t[3] = {0, 1, 1}; /* not increasing */
+    float v[9] = {0};
+    skf_gltf_new_channel c = {1, SKF_PATH_TRANSLATION, SKF_INTERP_LINEAR, 3, t, v, 3};
+    CHECK(skf_gltf_add_animation(d, "A", &c, 1, &e) == SKF_ERR_ARGUMENT);
+    printf("rejected: %s\n", e.message);
+    t[2] = 2;
+    c.node = 42;
+    CHECK(skf_gltf_add_animation(d, "A", &c, 1, &e) == SKF_ERR_ARGUMENT);
+    c.node = 1;
+    skf_gltf_new_channel two[2] = {c, c};
+    CHECK(skf_gltf_add_animation(d, "A", two, 2, &e) == SKF_ERR_ARGUMENT); /* duplicate target */
+    c.path = SKF_PATH_WEIGHTS;
+    CHECK(skf_gltf_add_animation(d, "A", &c, 1, &e) == SKF_ERR_ARGUMENT); /* no morph targets */
+    c.path = SKF_PATH_TRANSLATION;
+    CHECK(skf_gltf_add_animation(d, NULL, &c, 1, &e) == SKF_OK); /* unnamed is fine */
+    /* quaternions are stored normalised */
+    float q[8] = {0, 0, 0, 2, 0, 3, 0, 4};
+    float t2[2] = {0, 1};
+    skf_gltf_new_channel r = {2, SKF_PATH_ROTATION, SKF_INTERP_LINEAR, 2, t2, q, 4};
+    CHECK(skf_gltf_add_animation(d, "R", &r, 1, &e) == SKF_OK);
+    int a = skf_gltf_find_animation(d, "R");
+    CHECK(a >= 0);
+    if (a >= 0) {
+        double out[8];
+        CHECK(skf_gltf_accessor_read(d, d->animations[a].samplers[0].output, out, false, &e) ==
+              SKF_OK);
+        CHECK(out[3] == 1.0);
+        CHECK_NEAR(out[5], 0.6, 1e-7);
+        CHECK_NEAR(out[7], 0.8, 1e-7);
+    }
+    skf_gltf_free(d);
+}
+
+int main(void)
+{
+    const char *bd = getenv("SKF_BUILD_DIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/gltfwrite_tmp", bd && *bd ? bd : ".");
+    mkdir(dir, 0777);
+    test_builder_and_layout(dir);
+    test_no_common_root(dir);
+    test_animation_args();
+    return skf_test_done();
+}
