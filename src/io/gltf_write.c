@@ -478,7 +478,7 @@ static skf_status repair_weights(writer *w)
             int acc[MAX_WEIGHT_SETS];
             int sets = 0;
             for (int k = 0; k < MAX_WEIGHT_SETS; ++k) {
-                char name[16];
+                char name[32];
                 snprintf(name, sizeof name, "WEIGHTS_%d", k);
                 int a = -1;
                 for (size_t i = 0; i < prim->attribute_count; ++i)
@@ -515,7 +515,7 @@ static skf_status repair_weights(writer *w)
                 use = &fixes[fix_count++];
             }
             for (int k = 0; k < sets; ++k) {
-                char name[16];
+                char name[32];
                 snprintf(name, sizeof name, "WEIGHTS_%d", k);
                 if (json_object_set_new(attrs, name, json_integer(use->new_acc[k])) != 0)
                     st = nomem(w, "meshes");
