@@ -170,14 +170,18 @@ typedef struct skf_gltf {
 skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warnings, skf_error *err);
 
 /* Same from memory; name is used in messages; base_dir resolves external URIs
- * (NULL: external URIs are an error). */
+ * (NULL: external URIs are an error). Safe on arbitrary bytes (fuzzed:
+ * fuzz/fuzz_gltf.c); data is not referenced after the call returns. */
 skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
                                 const char *base_dir, skf_gltf **out, skf_warnings *warnings,
                                 skf_error *err);
 
 void skf_gltf_free(skf_gltf *doc);
 
-/* Rebuild the typed views after the JSON tree or buffers were edited. */
+/* Rebuild (and re-validate) the typed views after the JSON tree or buffers
+ * were edited. Buffers are not reloaded: doc->buffers must still match the
+ * JSON "buffers" array (same count, each byteLength <= size). On failure the
+ * typed views are left empty (counts 0) and the JSON and buffers untouched. */
 skf_status skf_gltf_reparse(skf_gltf *doc, skf_warnings *warnings, skf_error *err);
 
 /* Decode accessor into doubles: out has count*components values; normalized

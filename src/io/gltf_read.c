@@ -33,6 +33,7 @@ typedef struct parser {
     skf_error *err;
     bool quantized;         /* KHR_mesh_quantization in extensionsUsed */
     uint8_t *acc_flags;     /* per accessor: which content checks already ran */
+    int64_t *acc_max;       /* per accessor: largest integer value, -1 = not computed */
     size_t skin_json_count; /* skins in the JSON (nodes reference skins before they are parsed) */
 } parser;
 
@@ -433,10 +434,14 @@ static skf_status check_finite(parser *p, int acc, const char *place)
     return st;
 }
 
-/* Integer values of accessor acc must be < limit (indices, joints). */
-static skf_status check_uint_below(parser *p, int acc, const char *place, size_t limit,
-                                   const char *what, const char *limit_what)
+/* Largest integer value of accessor acc (cached: many primitives or nodes
+ * may share one accessor, and the checks must stay linear in the input). */
+static skf_status accessor_max(parser *p, int acc, const char *place, int64_t *max)
 {
+    if (p->acc_max[acc] >= 0) {
+        *max = p->acc_max[acc];
+        return SKF_OK;
+    }
     const skf_gltf_accessor *a = &p->doc->accessors[acc];
     size_t n = a->count * (size_t)a->components;
     uint32_t *v = skf_malloc_array(n, sizeof *v);
@@ -444,12 +449,44 @@ static skf_status check_uint_below(parser *p, int acc, const char *place, size_t
         return nomem(p, place);
     skf_error e;
     skf_status st = skf_gltf_accessor_read_uint(p->doc, acc, v, &e);
-    if (st)
-        st = fail(p, st, place, "%s", e.message);
-    for (size_t i = 0; !st && i < n; ++i)
-        if (v[i] >= limit)
-            st = fail(p, SKF_ERR_FORMAT, place, "%s %u at element %zu out of range (%zu %s)", what,
-                      (unsigned)v[i], i / (size_t)a->components, limit, limit_what);
+    if (st) {
+        skf_free(v);
+        /* e.message already names the file: keep only its place and text */
+        size_t skip = strlen(p->name);
+        const char *what = strncmp(e.message, p->name, skip) == 0 && e.message[skip] == ':'
+                               ? e.message + skip + 2 : e.message;
+        return fail(p, st, place, "%s", what);
+    }
+    int64_t m = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (v[i] > m)
+            m = v[i];
+    skf_free(v);
+    p->acc_max[acc] = m;
+    *max = m;
+    return SKF_OK;
+}
+
+/* Integer values of accessor acc must be < limit (indices, joints). */
+static skf_status check_uint_below(parser *p, int acc, const char *place, size_t limit,
+                                   const char *what, const char *limit_what)
+{
+    int64_t max;
+    skf_status st = accessor_max(p, acc, place, &max);
+    if (st || (uint64_t)max < (uint64_t)limit)
+        return st;
+    /* failing: find the first offender for the message */
+    const skf_gltf_accessor *a = &p->doc->accessors[acc];
+    size_t n = a->count * (size_t)a->components;
+    uint32_t *v = skf_malloc_array(n, sizeof *v);
+    if (!v)
+        return nomem(p, place);
+    skf_gltf_accessor_read_uint(p->doc, acc, v, NULL);
+    size_t i = 0;
+    while (i + 1 < n && v[i] < limit)
+        ++i;
+    st = fail(p, SKF_ERR_FORMAT, place, "%s %u at element %zu out of range (%zu %s)", what,
+              (unsigned)v[i], i / (size_t)a->components, limit, limit_what);
     skf_free(v);
     return st;
 }
@@ -985,7 +1022,7 @@ static skf_status parse_nodes(parser *p, json_t *arr)
 
 /* ---- skins -------------------------------------------------------------- */
 
-static skf_status parse_skins(parser *p, json_t *arr)
+static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
 {
     skf_gltf *doc = p->doc;
     size_t n = json_array_size(arr);
@@ -1028,12 +1065,7 @@ static skf_status parse_skins(parser *p, json_t *arr)
                 return st;
             s->joints[s->joint_count++] = node;
         }
-        /* duplicate joints */
-        int *seen = skf_malloc_array(doc->node_count, sizeof *seen);
-        if (!seen)
-            return nomem(p, place);
-        for (size_t k = 0; k < doc->node_count; ++k)
-            seen[k] = -1;
+        /* duplicate joints; `seen` is all -1 between skins (entries reset below) */
         for (size_t j = 0; j < nj && !st; ++j) {
             int node = s->joints[j];
             if (seen[node] >= 0) {
@@ -1044,7 +1076,8 @@ static skf_status parse_skins(parser *p, json_t *arr)
             }
             seen[node] = (int)j;
         }
-        skf_free(seen);
+        for (size_t j = 0; j < nj; ++j)
+            seen[s->joints[j]] = -1;
         if (st)
             return st;
         if (s->inverse_bind_matrices >= 0) {
@@ -1083,42 +1116,66 @@ static skf_status parse_skins(parser *p, json_t *arr)
     return SKF_OK;
 }
 
-/* Nodes that bind a mesh to a skin: joint indices must be < joint count. */
+static skf_status parse_skins(parser *p, json_t *arr)
+{
+    size_t nn = p->doc->node_count;
+    int *seen = skf_malloc_array(nn ? nn : 1, sizeof *seen);
+    if (!seen)
+        return nomem(p, "skins");
+    for (size_t k = 0; k < nn; ++k)
+        seen[k] = -1;
+    skf_status st = parse_skins_seen(p, arr, seen);
+    skf_free(seen);
+    return st;
+}
+
+/* Nodes that bind a mesh to a skin: joint indices must be < joint count.
+ * The largest joint index per mesh is computed once, so this stays linear. */
 static skf_status check_skinned_nodes(parser *p)
 {
     skf_gltf *doc = p->doc;
-    for (size_t i = 0; i < doc->node_count; ++i) {
+    int64_t *mesh_max = skf_malloc_array(doc->mesh_count ? doc->mesh_count : 1, sizeof *mesh_max);
+    if (!mesh_max)
+        return nomem(p, "nodes");
+    for (size_t m = 0; m < doc->mesh_count; ++m)
+        mesh_max[m] = -2;   /* -2: not computed, -1: no JOINTS_n */
+    skf_status st = SKF_OK;
+    for (size_t i = 0; i < doc->node_count && !st; ++i) {
         const skf_gltf_node *nd = &doc->nodes[i];
         if (nd->skin >= 0 && nd->mesh < 0)
             skf_warn(p->warn, "%s: nodes[%zu].skin: node has a skin but no mesh", p->name, i);
         if (nd->skin < 0 || nd->mesh < 0)
             continue;
-        /* skip if an earlier node already checked this (mesh, skin) pair */
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; ++k)
-            seen = doc->nodes[k].mesh == nd->mesh && doc->nodes[k].skin == nd->skin;
-        if (seen)
-            continue;
         const skf_gltf_mesh *m = &doc->meshes[nd->mesh];
         size_t nj = doc->skins[nd->skin].joint_count;
+        bool compute = mesh_max[nd->mesh] == -2;
+        if (!compute && mesh_max[nd->mesh] < (int64_t)nj)
+            continue;
+        if (compute)
+            mesh_max[nd->mesh] = -1;
         char what[64];
         mkplace(what, "joints in skins[%d]", nd->skin);
-        for (size_t j = 0; j < m->primitive_count; ++j) {
+        for (size_t j = 0; j < m->primitive_count && !st; ++j) {
             const skf_gltf_primitive *pr = &m->primitives[j];
-            for (size_t k = 0; k < pr->attribute_count; ++k) {
+            for (size_t k = 0; k < pr->attribute_count && !st; ++k) {
                 if (!attr_is(pr->attributes[k].name, "JOINTS_"))
                     continue;
                 char pl[PLACE_MAX];
                 mkplace(pl, "meshes[%d].primitives[%zu].attributes.%.64s", nd->mesh, j,
-                         pr->attributes[k].name);
-                skf_status st = check_uint_below(p, pr->attributes[k].accessor, pl, nj,
-                                                 "joint index", what);
-                if (st)
-                    return st;
+                        pr->attributes[k].name);
+                int64_t amax;
+                if ((st = accessor_max(p, pr->attributes[k].accessor, pl, &amax)))
+                    break;
+                if (amax > mesh_max[nd->mesh])
+                    mesh_max[nd->mesh] = amax;
+                if (amax >= (int64_t)nj)
+                    st = check_uint_below(p, pr->attributes[k].accessor, pl, nj, "joint index",
+                                          what);
             }
         }
     }
-    return SKF_OK;
+    skf_free(mesh_max);
+    return st;
 }
 
 /* ---- animations --------------------------------------------------------- */
@@ -1412,8 +1469,16 @@ static skf_status reparse(parser *p)
     }
     size_t accessor_n = json_array_size(arr[2]);
     p->acc_flags = skf_calloc(accessor_n ? accessor_n : 1, 1);
-    if (!p->acc_flags)
+    p->acc_max = skf_malloc_array(accessor_n ? accessor_n : 1, sizeof *p->acc_max);
+    if (!p->acc_flags || !p->acc_max) {
+        skf_free(p->acc_flags);
+        skf_free(p->acc_max);
+        p->acc_flags = NULL;
+        p->acc_max = NULL;
         return nomem(p, "accessors");
+    }
+    for (size_t i = 0; i < accessor_n; ++i)
+        p->acc_max[i] = -1;
     if ((st = parse_buffer_views(p, arr[1])) || (st = parse_accessors(p, arr[2])) ||
         (st = parse_meshes(p, arr[3])))
         goto done;
@@ -1425,7 +1490,9 @@ static skf_status reparse(parser *p)
         goto done;
 done:
     skf_free(p->acc_flags);
+    skf_free(p->acc_max);
     p->acc_flags = NULL;
+    p->acc_max = NULL;
     if (st)
         free_views(doc);
     return st;

@@ -161,6 +161,58 @@ static void fail_every_allocation(void)
     free(glb);
 }
 
+/* Limits: the depth cap is inclusive, and checks stay linear when many
+ * nodes share one skinned mesh. */
+static void limits(void)
+{
+    blob j = {0};
+    const char *head = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[";
+    blob_put(&j, head, strlen(head));
+    for (int i = 0; i <= SKF_GLTF_MAX_NODE_DEPTH; ++i) {
+        char node[48];
+        int len = i < SKF_GLTF_MAX_NODE_DEPTH
+                      ? snprintf(node, sizeof node, "%s{\"children\":[%d]}", i ? "," : "", i + 1)
+                      : snprintf(node, sizeof node, ",{}");
+        blob_put(&j, node, (size_t)len);
+    }
+    blob_put(&j, "]}", 2);
+    skf_gltf *d;
+    skf_error e;
+    skf_status st = skf_gltf_load_memory(j.data, j.size, "deep.gltf", NULL, &d, NULL, &e);
+    CHECK_MSG(st == SKF_OK, "%s", e.message);
+    if (!st) {
+        int depth = 0;
+        for (int p = d->nodes[SKF_GLTF_MAX_NODE_DEPTH].parent; p >= 0; p = d->nodes[p].parent)
+            ++depth;
+        CHECK(depth == SKF_GLTF_MAX_NODE_DEPTH);
+        skf_gltf_free(d);
+    }
+    free(j.data);
+
+    enum { EXTRA = 20000 };
+    blob many = {0};
+    const char *anchor = "\"rotation\":[0,0,0,1]}";
+    const char *at = strstr(FIXTURE_JSON, anchor) + strlen(anchor);
+    blob_put(&many, FIXTURE_JSON, (size_t)(at - FIXTURE_JSON));
+    for (int i = 0; i < EXTRA; ++i)
+        blob_put(&many, ",{\"mesh\":0,\"skin\":0}", strlen(",{\"mesh\":0,\"skin\":0}"));
+    blob_put(&many, at, strlen(at) + 1);
+    uint8_t bin[FX_BIN_SIZE];
+    fixture_bin(bin);
+    size_t n;
+    uint8_t *glb = make_glb((const char *)many.data, bin, FX_BIN_SIZE, &n);
+    st = skf_gltf_load_memory(glb, n, "many.glb", NULL, &d, NULL, &e);
+    CHECK_MSG(st == SKF_OK, "%s", e.message);
+    if (!st) {
+        CHECK(d->node_count == 3 + EXTRA);
+        skf_gltf_free(d);
+    }
+    printf("limits: depth %d chain loads; %d nodes sharing one skinned mesh load\n",
+           SKF_GLTF_MAX_NODE_DEPTH, 3 + EXTRA);
+    free(glb);
+    free(many.data);
+}
+
 int main(void)
 {
     corpus c;
@@ -190,5 +242,6 @@ int main(void)
     truncate_everywhere();
     mutate_everywhere();
     fail_every_allocation();
+    limits();
     return skf_test_done();
 }
