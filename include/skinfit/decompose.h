@@ -111,6 +111,18 @@ void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_sha
 void skf_decompose_measure(size_t vertex_count, size_t frame_count, const double *a,
                            const double *b, double diagonal, skf_decompose_metrics *m);
 
+/* The decomposition as a new glTF document (typed views current), ready
+ * for skf_gltf_write_glb: rest mesh (triangles [T*3], required) with
+ * JOINTS_n/WEIGHTS_n (ceil(K/4) sets), a skin whose joints hang under one
+ * root node, inverse bind matrices = translation by −joint_rest, the clip
+ * "decomposed" keyed at exactly frame f / fps (fps ≤ 0 → 24; LINEAR
+ * translation + rotation per joint), and with shapes: morph targets plus a
+ * weights channel. Caller owns *out (skf_gltf_free). */
+struct skf_gltf;
+skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle_count,
+                                     const uint32_t *triangles, double fps, struct skf_gltf **out,
+                                     skf_error *err);
+
 /* ---- building blocks ----------------------------------------------------- */
 
 /* Lawson–Hanson active set for  min ½ wᵀQw − cᵀw  s.t. w ≥ 0, Σ w = 1

@@ -1,0 +1,213 @@
+/* A decomposition as a glTF document (docs/decompose.md, "Output").
+ *
+ * Scene: node 0 "DecomposeRoot" (identity) with the joints "bone_000" ...
+ * as children, then the mesh node "DecomposedMesh" at the scene root. Joint
+ * i rests at joint_rest_i with identity rotation; its inverse bind matrix is
+ * the translation by −joint_rest_i, so the glTF skinning matrix
+ * joint_world × inverse_bind equals the solved rest_to_frame transform T_fi
+ * (joint_world_fi = T_fi · translation(joint_rest_i): translation
+ * R c + t, rotation R). The animation keys every joint's translation and
+ * rotation at exactly frame f / fps (frame 0 at time 0), LINEAR; corrective
+ * shapes become morph targets with a weights channel on the mesh node
+ * (glTF adds morph targets before skinning, as our model does).
+ */
+#include "skinfit/decompose.h"
+#include "skinfit/gltf.h"
+#include "skinfit/math.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static skf_status nomem(skf_error *err)
+{
+    return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory building the glTF document");
+}
+
+skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle_count,
+                                     const uint32_t *triangles, double fps, skf_gltf **out,
+                                     skf_error *err)
+{
+    *out = NULL;
+    size_t N = d->vertex_count, F = d->frame_count, B = d->bone_count, K = d->max_influences,
+           M = d->shape_count;
+    if (!triangles || triangle_count == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT,
+                        "decompose: the output mesh needs triangles (give a rest mesh with faces)");
+    if (!(fps > 0))
+        fps = 24;
+    if (B > 65535)
+        return skf_fail(err, SKF_ERR_LIMIT, "decompose: %zu bones (glTF JOINTS allow 65535)", B);
+    for (size_t t = 0; t < 3 * triangle_count; ++t)
+        if (triangles[t] >= N)
+            return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: triangle %zu: vertex %u out of range",
+                            t / 3, triangles[t]);
+    size_t sets = (K + 3) / 4;
+    skf_gltf *doc = NULL;
+    skf_status st = skf_gltf_new_empty("decomposition", &doc, err);
+    if (st)
+        return st;
+    float *fbuf = NULL, *times = NULL, *tvals = NULL, *rvals = NULL, *wvals = NULL;
+    uint32_t *ubuf = NULL;
+    int *joint_nodes = NULL;
+    skf_gltf_new_channel *ch = NULL;
+    size_t fsize = N * 4 > 16 * B ? N * 4 : 16 * B;
+    if (fsize < 3 * N)
+        fsize = 3 * N;
+    fbuf = skf_malloc_array(fsize, sizeof *fbuf);
+    ubuf = skf_malloc_array(N * 4 > 3 * triangle_count ? N * 4 : 3 * triangle_count, sizeof *ubuf);
+    joint_nodes = skf_malloc_array(B, sizeof *joint_nodes);
+    times = skf_malloc_array(F, sizeof *times);
+    tvals = skf_malloc_array(F * B * 3, sizeof *tvals);
+    rvals = skf_malloc_array(F * B * 4, sizeof *rvals);
+    ch = skf_malloc_array(2 * B + 1, sizeof *ch);
+    if (M)
+        wvals = skf_malloc_array(F * M, sizeof *wvals);
+    if (!fbuf || !ubuf || !joint_nodes || !times || !tvals || !rvals || !ch || (M && !wvals)) {
+        st = nomem(err);
+        goto done;
+    }
+    int root;
+    if ((st = skf_gltf_add_node(doc, "DecomposeRoot", -1, NULL, NULL, NULL, &root, err)))
+        goto done;
+    for (size_t b = 0; b < B; ++b) {
+        char name[32];
+        snprintf(name, sizeof name, "bone_%03zu", b);
+        if ((st = skf_gltf_add_node(doc, name, root, d->joint_rest + 3 * b, NULL, NULL,
+                                    &joint_nodes[b], err)))
+            goto done;
+    }
+    /* Inverse bind matrices: translation by −joint_rest. */
+    for (size_t b = 0; b < B; ++b) {
+        float *m = fbuf + 16 * b;
+        memset(m, 0, 16 * sizeof *m);
+        m[0] = m[5] = m[10] = m[15] = 1;
+        for (int a = 0; a < 3; ++a)
+            m[12 + a] = (float)-d->joint_rest[3 * b + (size_t)a];
+    }
+    int a_ibm, a_pos, a_idx, a_j[4], a_w[4];
+    if ((st = skf_gltf_add_float_accessor(doc, fbuf, B, 16, 0, false, &a_ibm, err)))
+        goto done;
+    for (size_t k = 0; k < 3 * N; ++k)
+        fbuf[k] = (float)d->rest[k];
+    if ((st = skf_gltf_add_float_accessor(doc, fbuf, N, 3, 34962, true, &a_pos, err)))
+        goto done;
+    for (size_t s = 0; s < sets; ++s) {
+        for (size_t j = 0; j < N; ++j)
+            for (size_t c = 0; c < 4; ++c) {
+                size_t k = 4 * s + c;
+                double w = k < K ? d->weight[j * K + k] : 0;
+                ubuf[4 * j + c] = k < K && w > 0 ? d->weight_bone[j * K + k] : 0;
+                fbuf[4 * j + c] = (float)w;
+            }
+        if ((st = skf_gltf_add_uint_accessor(doc, ubuf, N, 4,
+                                             B < 256 ? SKF_GLTF_UNSIGNED_BYTE
+                                                     : SKF_GLTF_UNSIGNED_SHORT,
+                                             34962, &a_j[s], err)) ||
+            (st = skf_gltf_add_float_accessor(doc, fbuf, N, 4, 34962, false, &a_w[s], err)))
+            goto done;
+    }
+    memcpy(ubuf, triangles, 3 * triangle_count * sizeof *ubuf);
+    if ((st = skf_gltf_add_uint_accessor(doc, ubuf, 3 * triangle_count, 1,
+                                         N < 65536 ? SKF_GLTF_UNSIGNED_SHORT
+                                                   : SKF_GLTF_UNSIGNED_INT,
+                                         34963, &a_idx, err)))
+        goto done;
+    const char *names[9];
+    int accs[9];
+    static const char *jn[4] = {"JOINTS_0", "JOINTS_1", "JOINTS_2", "JOINTS_3"};
+    static const char *wn[4] = {"WEIGHTS_0", "WEIGHTS_1", "WEIGHTS_2", "WEIGHTS_3"};
+    size_t na = 0;
+    names[na] = "POSITION";
+    accs[na++] = a_pos;
+    for (size_t s = 0; s < sets; ++s) {
+        names[na] = jn[s];
+        accs[na++] = a_j[s];
+        names[na] = wn[s];
+        accs[na++] = a_w[s];
+    }
+    int mesh, skin, mesh_node;
+    if ((st = skf_gltf_add_mesh(doc, "DecomposedMesh", names, accs, na, a_idx, &mesh, err)) ||
+        (st = skf_gltf_add_skin(doc, "DecomposedSkin", joint_nodes, B, a_ibm, root, &skin, err)) ||
+        (st = skf_gltf_add_node(doc, "DecomposedMesh", -1, NULL, NULL, NULL, &mesh_node, err)))
+        goto done;
+    json_t *jmesh = json_array_get(json_object_get(doc->json, "meshes"), (size_t)mesh);
+    json_t *prim = json_array_get(json_object_get(jmesh, "primitives"), 0);
+    json_t *node = json_array_get(json_object_get(doc->json, "nodes"), (size_t)mesh_node);
+    if (!jmesh || !prim || !node || json_object_set_new(node, "mesh", json_integer(mesh)) ||
+        json_object_set_new(node, "skin", json_integer(skin))) {
+        st = nomem(err);
+        goto done;
+    }
+    if (M) {
+        json_t *targets = json_array(), *mw = json_array();
+        if (!targets || !mw || json_object_set_new(prim, "targets", targets) ||
+            json_object_set_new(jmesh, "weights", mw)) {
+            st = nomem(err);
+            goto done;
+        }
+        for (size_t m = 0; m < M; ++m) {
+            for (size_t k = 0; k < 3 * N; ++k)
+                fbuf[k] = (float)d->shapes[m * 3 * N + k];
+            int a_t;
+            if ((st = skf_gltf_add_float_accessor(doc, fbuf, N, 3, 34962, true, &a_t, err)))
+                goto done;
+            json_t *t = json_pack("{s:i}", "POSITION", a_t);
+            if (!t || json_array_append_new(targets, t) || json_array_append_new(mw, json_real(0))) {
+                st = nomem(err);
+                goto done;
+            }
+        }
+    }
+    if ((st = skf_gltf_reparse(doc, NULL, err)))
+        goto done;
+    /* Animation. */
+    for (size_t f = 0; f < F; ++f)
+        times[f] = (float)((double)f / fps);
+    for (size_t b = 0; b < B; ++b) {
+        double prev[4] = {0, 0, 0, 1};
+        for (size_t f = 0; f < F; ++f) {
+            const double *T = d->transforms + (f * B + b) * 12;
+            const double *c = d->joint_rest + 3 * b;
+            double q[4];
+            skf_quat_from_mat3(q, T);
+            if (q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0)
+                for (int a = 0; a < 4; ++a)
+                    q[a] = -q[a];
+            memcpy(prev, q, sizeof q);
+            for (int r = 0; r < 3; ++r)
+                tvals[(b * F + f) * 3 + (size_t)r] =
+                    (float)(T[r] * c[0] + T[3 + r] * c[1] + T[6 + r] * c[2] + T[9 + r]);
+            for (int a = 0; a < 4; ++a)
+                rvals[(b * F + f) * 4 + (size_t)a] = (float)q[a];
+        }
+        ch[2 * b] = (skf_gltf_new_channel){joint_nodes[b], SKF_PATH_TRANSLATION,
+                                           SKF_INTERP_LINEAR, F, times, tvals + b * F * 3, 3};
+        ch[2 * b + 1] = (skf_gltf_new_channel){joint_nodes[b], SKF_PATH_ROTATION,
+                                               SKF_INTERP_LINEAR, F, times, rvals + b * F * 4, 4};
+    }
+    size_t nch = 2 * B;
+    if (M) {
+        for (size_t k = 0; k < F * M; ++k)
+            wvals[k] = (float)d->shape_weights[k];
+        ch[nch++] = (skf_gltf_new_channel){mesh_node, SKF_PATH_WEIGHTS, SKF_INTERP_LINEAR, F,
+                                           times, wvals, M};
+    }
+    st = skf_gltf_add_animation(doc, "decomposed", ch, nch, err);
+done:
+    skf_free(fbuf);
+    skf_free(ubuf);
+    skf_free(joint_nodes);
+    skf_free(times);
+    skf_free(tvals);
+    skf_free(rvals);
+    skf_free(wvals);
+    skf_free(ch);
+    if (st) {
+        skf_gltf_free(doc);
+        return st;
+    }
+    *out = doc;
+    return SKF_OK;
+}

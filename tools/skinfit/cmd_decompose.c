@@ -1,0 +1,375 @@
+/* skinfit decompose INPUT [--rest REST] (--bones N | --auto-bones) [--init meanshift|split]
+ *                  [--max-influences K] [--pca M] [--max-iterations I] [--fps F]
+ *                  [--clip NAME] [--apply-xform] [--threads T] -o OUT.glb [--report R.json]
+ * Turn a vertex animation into a skinned rig (docs/decompose.md). */
+#include "cli.h"
+
+#include "skinfit/decompose.h"
+#include "skinfit/gltf.h"
+#include "skinfit/lbs.h"
+#include "skinfit/meshseq.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: skinfit decompose INPUT [--rest REST] (--bones N | --auto-bones)\n"
+            "                         [--init meanshift|split] [--max-influences K] [--pca M]\n"
+            "                         [--max-iterations I] [--fps F] [--clip NAME] [--apply-xform]\n"
+            "                         [--threads T] -o OUT.glb [--report R.json]\n\n"
+            "Turn a vertex animation with no skeleton into a linear-blend-skinned rig:\n"
+            "bones with one rigid transform per frame, sparse weights, optionally\n"
+            "corrective shapes (morph targets). Written as a GLB.\n\n"
+            "INPUT: .abc (Alembic, Ogawa), .mdd, .pc2 (needs --rest for faces), an OBJ\n"
+            "sequence (a folder of frame_0000.obj ... or a pattern with %%d), or .gltf/.glb\n"
+            "(a skinned clip or a morph-target animation, baked at --fps).\n\n"
+            "  --rest REST          rest mesh (OBJ or glTF) giving the rest pose and faces\n"
+            "                       (default: the input's frame 0 / bind pose)\n"
+            "  --bones N            exactly N bones (split/regrow initialisation)\n"
+            "  --auto-bones         let mean shift over triangle rotations decide\n"
+            "  --init I             meanshift or split (default: split with --bones)\n"
+            "  --max-influences K   bones per vertex, 1..16 (default 4)\n"
+            "  --pca M              M corrective shapes from the residual (default 0)\n"
+            "  --max-iterations I   cap on alternations (default 30)\n"
+            "  --fps F              frame rate of the output clip; frame k is keyed at k/F\n"
+            "                       (default: the input's, else 24)\n"
+            "  --clip NAME          glTF input: the clip to bake (default: the first)\n"
+            "  --apply-xform        Alembic input: apply the parent Xforms (world space)\n"
+            "  --threads T          OpenMP threads (default: all)\n"
+            "  -o OUT.glb           output GLB\n"
+            "  --report R.json      metrics as JSON (the numbers of the table)\n");
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+static bool parse_size(const char *s, size_t lo, size_t hi, size_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < (long long)lo || v > (long long)hi)
+        return false;
+    *out = (size_t)v;
+    return true;
+}
+
+/* Round to 6 significant digits so the table and the JSON print the same. */
+static double r6(double v)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%.6g", v);
+    return strtod(b, NULL);
+}
+
+/* Load a glTF clip baked into a sequence (skinned clip, or morph animation
+ * when the file has no skin). Also returns the rest (bind) positions. */
+static skf_status load_gltf_seq(const char *path, const char *clip_name, double fps,
+                                skf_meshseq **out, double **rest, skf_warnings *w, skf_error *err)
+{
+    *out = NULL;
+    *rest = NULL;
+    skf_gltf *doc = NULL;
+    skf_rig *rig = NULL;
+    skf_clip *clip = NULL;
+    skf_status st = skf_gltf_load(path, &doc, w, err);
+    if (st)
+        return st;
+    int anim = clip_name ? skf_gltf_find_animation(doc, clip_name) : (doc->animation_count ? 0 : -1);
+    if (anim < 0) {
+        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: %s", path,
+                      clip_name ? "no clip of that name" : "the file has no animation");
+        goto done;
+    }
+    if ((st = skf_rig_from_gltf(doc, doc->skin_count ? 0 : -1, NULL, &rig, w, err)) ||
+        (st = skf_clip_from_gltf(doc, anim, &clip, err)))
+        goto done;
+    if (rig->vertex_count == 0) {
+        st = skf_fail(err, SKF_ERR_FORMAT, "%s: meshes: no vertices to animate", path);
+        goto done;
+    }
+    if ((st = skf_rig_bake(rig, clip, fps, 0, NULL, out, err)))
+        goto done;
+    *rest = skf_malloc_array(rig->vertex_count * 3, sizeof **rest);
+    if (!*rest) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    memcpy(*rest, rig->rest_positions, rig->vertex_count * 3 * sizeof **rest);
+    (*out)->start_time = 0;
+done:
+    if (st) {
+        skf_meshseq_free(*out);
+        *out = NULL;
+    }
+    skf_clip_free(clip);
+    skf_rig_free(rig);
+    skf_gltf_free(doc);
+    return st;
+}
+
+/* Rest mesh: OBJ or glTF (bind pose of skin 0, else the unskinned surface). */
+static skf_status load_rest(const char *path, skf_meshseq **out, skf_warnings *w, skf_error *err)
+{
+    *out = NULL;
+    if (ends_with(path, ".gltf") || ends_with(path, ".glb")) {
+        skf_gltf *doc = NULL;
+        skf_rig *rig = NULL;
+        skf_status st = skf_gltf_load(path, &doc, w, err);
+        if (!st)
+            st = skf_rig_from_gltf(doc, doc->skin_count ? 0 : -1, NULL, &rig, w, err);
+        if (!st) {
+            skf_meshseq *s = skf_meshseq_new(rig->vertex_count, 1);
+            if (!s)
+                st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
+            else {
+                memcpy(s->positions, rig->rest_positions, rig->vertex_count * 3 * sizeof(double));
+                s->triangle_count = rig->triangle_count;
+                s->triangles = rig->triangles;
+                rig->triangles = NULL;
+                rig->triangle_count = 0;
+                *out = s;
+            }
+        }
+        skf_rig_free(rig);
+        skf_gltf_free(doc);
+        return st;
+    }
+    return skf_obj_read(path, out, err);
+}
+
+static json_t *metrics_json(const skf_decompose_metrics *m)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f}", "rms", r6(m->rms), "erms", r6(m->erms), "max_error",
+                     r6(m->max_error), "max_error_pct", r6(m->max_error_pct), "diagonal",
+                     r6(m->diagonal));
+}
+
+int cmd_decompose(int argc, char **argv)
+{
+    const char *input = NULL, *rest_path = NULL, *out_path = NULL, *report = NULL,
+               *clip_name = NULL;
+    size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0;
+    bool auto_bones = false, have_bones = false, apply_xform = false;
+    double fps = 0;
+    skf_decompose_init init = SKF_DECOMPOSE_INIT_DEFAULT;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--auto-bones")) {
+            auto_bones = true;
+        } else if (!strcmp(a, "--apply-xform")) {
+            apply_xform = true;
+        } else if (!strcmp(a, "--rest") || !strcmp(a, "--bones") || !strcmp(a, "--init") ||
+                   !strcmp(a, "--max-influences") || !strcmp(a, "--pca") ||
+                   !strcmp(a, "--max-iterations") || !strcmp(a, "--fps") || !strcmp(a, "-o") ||
+                   !strcmp(a, "--report") || !strcmp(a, "--clip") || !strcmp(a, "--threads")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("decompose", "%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--rest"))
+                rest_path = v;
+            else if (!strcmp(a, "-o"))
+                out_path = v;
+            else if (!strcmp(a, "--report"))
+                report = v;
+            else if (!strcmp(a, "--clip"))
+                clip_name = v;
+            else if (!strcmp(a, "--init")) {
+                if (!strcmp(v, "meanshift"))
+                    init = SKF_DECOMPOSE_INIT_MEANSHIFT;
+                else if (!strcmp(v, "split"))
+                    init = SKF_DECOMPOSE_INIT_SPLIT;
+                else
+                    return cli_usage_error("decompose", "--init: '%s' is not meanshift or split", v);
+            } else if (!strcmp(a, "--fps")) {
+                char *end;
+                errno = 0;
+                fps = strtod(v, &end);
+                if (end == v || *end || errno || !(fps > 0) || fps > 1e6)
+                    return cli_usage_error("decompose", "--fps: '%s' is not a positive number", v);
+            } else {
+                size_t *dst = !strcmp(a, "--bones")            ? &bones
+                              : !strcmp(a, "--max-influences") ? &K
+                              : !strcmp(a, "--pca")            ? &M
+                              : !strcmp(a, "--threads")        ? &threads
+                                                               : &iters;
+                size_t lo = !strcmp(a, "--pca") || !strcmp(a, "--threads") ? 0 : 1;
+                size_t hi = !strcmp(a, "--max-influences") ? 16 : (size_t)1 << 20;
+                if (!parse_size(v, lo, hi, dst))
+                    return cli_usage_error("decompose", "%s: '%s' is not a number in %zu..%zu", a,
+                                           v, lo, hi);
+                if (dst == &bones)
+                    have_bones = true;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("decompose", "unknown option '%s'", a);
+        } else if (!input) {
+            input = a;
+        } else {
+            return cli_usage_error("decompose", "one INPUT expected, got '%s' too", a);
+        }
+    }
+    if (!input)
+        return cli_usage_error("decompose", "missing INPUT");
+    if (have_bones == auto_bones)
+        return cli_usage_error("decompose", "give exactly one of --bones N and --auto-bones");
+    if (!out_path)
+        return cli_usage_error("decompose", "missing -o OUT.glb");
+    if (!ends_with(out_path, ".glb"))
+        return cli_usage_error("decompose", "-o %s: the output is a .glb file", out_path);
+    if (skf_same_file(input, out_path) || (rest_path && skf_same_file(rest_path, out_path)) ||
+        (report && (skf_same_file(input, report) || skf_same_file(out_path, report)))) {
+        fprintf(stderr, "skinfit: %s: refusing to overwrite an input file\n", out_path);
+        return EXIT_BAD_INPUT;
+    }
+
+    skf_error err = {0};
+    skf_warnings w = {0};
+    skf_meshseq *seq = NULL, *rest = NULL;
+    double *glrest = NULL;
+    skf_decomposition *d = NULL;
+    skf_gltf *doc = NULL;
+    int rc = EXIT_OK;
+    skf_status st;
+    struct stat sb;
+    bool is_dir = stat(input, &sb) == 0 && S_ISDIR(sb.st_mode);
+    if (ends_with(input, ".abc")) {
+        skf_alembic_options ao = {.apply_parent_xform = apply_xform};
+        st = skf_alembic_read(input, &ao, &seq, &err);
+    } else if (ends_with(input, ".mdd")) {
+        st = skf_mdd_read(input, &seq, &err);
+    } else if (ends_with(input, ".pc2")) {
+        st = skf_pc2_read(input, &seq, &err);
+    } else if (ends_with(input, ".gltf") || ends_with(input, ".glb")) {
+        st = load_gltf_seq(input, clip_name, fps, &seq, &glrest, &w, &err);
+    } else if (is_dir || strchr(input, '%')) {
+        st = skf_objseq_read(input, &seq, &err);
+    } else {
+        rc = cli_usage_error("decompose", "%s: unknown input type (use .abc, .mdd, .pc2, .gltf, "
+                             ".glb, a folder of OBJ frames or a %%d pattern)", input);
+        goto done;
+    }
+    if (st)
+        goto fail;
+    if (rest_path) {
+        if ((st = load_rest(rest_path, &rest, &w, &err)))
+            goto fail;
+        if (rest->vertex_count != seq->vertex_count) {
+            fprintf(stderr, "skinfit: %s: vertex count: the rest mesh has %zu vertices, %s has %zu\n",
+                    rest_path, rest->vertex_count, input, seq->vertex_count);
+            rc = EXIT_BAD_INPUT;
+            goto done;
+        }
+    }
+    const double *restp = rest ? rest->positions : glrest;
+    size_t T = rest && rest->triangle_count ? rest->triangle_count : seq->triangle_count;
+    const uint32_t *tris = rest && rest->triangle_count ? rest->triangles : seq->triangles;
+    if (!tris || T == 0) {
+        fprintf(stderr, "skinfit: %s: the input has no faces; give --rest REST (OBJ or glTF) for "
+                "the mesh topology\n", input);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    double out_fps = fps > 0 ? fps : seq->fps > 0 ? seq->fps : 24;
+
+    cli_progress prog;
+    skf_progress pr;
+    cli_progress_init(&prog, &pr);
+    skf_decompose_options o = {.bone_count = have_bones ? bones : 0,
+                               .init = init,
+                               .max_influences = K,
+                               .max_iterations = iters,
+                               .pca_shapes = M,
+                               .threads = (int)threads,
+                               .progress = &pr,
+                               .warnings = &w};
+    st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, restp, T, tris, &o, &d,
+                       &err);
+    cli_progress_finish(&prog);
+    if (st) {
+        if (err.status == SKF_ERR_ARGUMENT) {
+            fprintf(stderr, "skinfit: %s: %s\n", input, err.message);
+            rc = EXIT_BAD_INPUT;
+            goto done;
+        }
+        goto fail;
+    }
+    if ((st = skf_decomposition_to_gltf(d, T, tris, out_fps, &doc, &err)) ||
+        (st = skf_gltf_write_glb(doc, out_path, &w, &err)))
+        goto fail;
+
+    /* Table and report: the same rounded numbers. */
+    printf("decompose %s: %zu vertices x %zu frames at %g fps -> %s\n", input, d->vertex_count,
+           d->frame_count, r6(out_fps), out_path);
+    printf("  bones %zu (initialisation found %zu), max influences %zu, iterations %zu, %g s\n",
+           d->bone_count, d->init_bones, d->max_influences, d->iterations, r6(d->seconds_total));
+    printf("  %-22s %12s %10s %14s\n", "", "RMS (units)", "E_RMS", "worst (% diag)");
+    printf("  %-22s %12g %10g %14g\n", "skinning", r6(d->metrics.rms), r6(d->metrics.erms),
+           r6(d->metrics.max_error_pct));
+    if (d->shape_count) {
+        char label[48];
+        snprintf(label, sizeof label, "skinning + %zu shapes", d->shape_count);
+        printf("  %-22s %12g %10g %14g\n", label, r6(d->metrics_pca.rms), r6(d->metrics_pca.erms),
+               r6(d->metrics_pca.max_error_pct));
+    }
+    printf("  diagonal %g, size ratio %g (skinned numbers / raw 3NF)\n", r6(d->metrics.diagonal),
+           r6(d->size_ratio));
+    cli_print_warnings(&w);
+    if (report) {
+        json_t *warr = json_array();
+        for (size_t i = 0; warr && i < w.count; ++i)
+            json_array_append_new(warr, json_string(w.items[i]));
+        json_t *j = json_pack(
+            "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:o,s:o*,s:f,s:{s:f,s:f},s:o}", "input",
+            input, "output", out_path, "vertices", (json_int_t)d->vertex_count, "frames",
+            (json_int_t)d->frame_count, "fps", r6(out_fps), "bones", (json_int_t)d->bone_count,
+            "init_bones", (json_int_t)d->init_bones, "max_influences",
+            (json_int_t)d->max_influences, "iterations", (json_int_t)d->iterations,
+            "pca_shapes", (json_int_t)d->shape_count, "metrics", metrics_json(&d->metrics),
+            "metrics_pca", d->shape_count ? metrics_json(&d->metrics_pca) : NULL, "size_ratio",
+            r6(d->size_ratio), "seconds", "init", r6(d->seconds_init), "total",
+            r6(d->seconds_total), "warnings", warr ? warr : json_array());
+        char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
+        json_decref(j);
+        if (!text) {
+            fprintf(stderr, "skinfit: %s: out of memory writing the report\n", report);
+            rc = EXIT_BAD_INPUT;
+            goto done;
+        }
+        size_t len = strlen(text);
+        char *withnl = malloc(len + 2);
+        if (withnl) {
+            memcpy(withnl, text, len);
+            withnl[len] = '\n';
+            st = skf_write_file_atomic(report, withnl, len + 1, &err);
+            free(withnl);
+        }
+        free(text);
+        if (st)
+            goto fail;
+    }
+    goto done;
+fail:
+    rc = cli_report_error(&err);
+done:
+    skf_gltf_free(doc);
+    skf_decomposition_free(d);
+    skf_meshseq_free(seq);
+    skf_meshseq_free(rest);
+    skf_free(glrest);
+    skf_warnings_release(&w);
+    return rc;
+}
