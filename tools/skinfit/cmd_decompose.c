@@ -44,7 +44,9 @@ static void usage(FILE *f)
             "  --apply-xform        Alembic input: apply the parent Xforms (world space)\n"
             "  --threads T          OpenMP threads (default: all)\n"
             "  -o OUT.glb           output GLB\n"
-            "  --report R.json      metrics as JSON (the numbers of the table)\n");
+            "  --report R.json      metrics as JSON (the numbers of the table)\n"
+            "  --reconstruction R.mdd  also write the reconstructed animation (with the\n"
+            "                       shapes) as an MDD point cache, for checking\n");
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -158,7 +160,7 @@ static json_t *metrics_json(const skf_decompose_metrics *m)
 int cmd_decompose(int argc, char **argv)
 {
     const char *input = NULL, *rest_path = NULL, *out_path = NULL, *report = NULL,
-               *clip_name = NULL;
+               *clip_name = NULL, *recon = NULL;
     size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0;
     bool auto_bones = false, have_bones = false, apply_xform = false;
     double fps = 0;
@@ -175,7 +177,8 @@ int cmd_decompose(int argc, char **argv)
         } else if (!strcmp(a, "--rest") || !strcmp(a, "--bones") || !strcmp(a, "--init") ||
                    !strcmp(a, "--max-influences") || !strcmp(a, "--pca") ||
                    !strcmp(a, "--max-iterations") || !strcmp(a, "--fps") || !strcmp(a, "-o") ||
-                   !strcmp(a, "--report") || !strcmp(a, "--clip") || !strcmp(a, "--threads")) {
+                   !strcmp(a, "--report") || !strcmp(a, "--clip") || !strcmp(a, "--threads") ||
+                   !strcmp(a, "--reconstruction")) {
             if (i + 1 >= argc)
                 return cli_usage_error("decompose", "%s needs a value", a);
             const char *v = argv[++i];
@@ -185,6 +188,8 @@ int cmd_decompose(int argc, char **argv)
                 out_path = v;
             else if (!strcmp(a, "--report"))
                 report = v;
+            else if (!strcmp(a, "--reconstruction"))
+                recon = v;
             else if (!strcmp(a, "--clip"))
                 clip_name = v;
             else if (!strcmp(a, "--init")) {
@@ -231,7 +236,8 @@ int cmd_decompose(int argc, char **argv)
     if (!ends_with(out_path, ".glb"))
         return cli_usage_error("decompose", "-o %s: the output is a .glb file", out_path);
     if (skf_same_file(input, out_path) || (rest_path && skf_same_file(rest_path, out_path)) ||
-        (report && (skf_same_file(input, report) || skf_same_file(out_path, report)))) {
+        (report && (skf_same_file(input, report) || skf_same_file(out_path, report))) ||
+        (recon && skf_same_file(input, recon))) {
         fprintf(stderr, "skinfit: %s: refusing to overwrite an input file\n", out_path);
         return EXIT_BAD_INPUT;
     }
@@ -311,6 +317,20 @@ int cmd_decompose(int argc, char **argv)
         (st = skf_gltf_write_glb(doc, out_path, &w, &err)))
         goto fail;
 
+    if (recon) {
+        skf_meshseq *r = skf_meshseq_new(d->vertex_count, d->frame_count);
+        if (!r) {
+            st = skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", recon);
+            goto fail;
+        }
+        for (size_t f = 0; f < d->frame_count; ++f)
+            skf_decomposition_frame(d, f, true, r->positions + f * d->vertex_count * 3);
+        r->fps = out_fps;
+        st = skf_mdd_write(recon, r, &err);
+        skf_meshseq_free(r);
+        if (st)
+            goto fail;
+    }
     /* Table and report: the same rounded numbers. */
     printf("decompose %s: %zu vertices x %zu frames at %g fps -> %s\n", input, d->vertex_count,
            d->frame_count, r6(out_fps), out_path);

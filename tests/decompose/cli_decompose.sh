@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `skinfit decompose` end to end (issue 4, acceptance 3, 4, 5): a GLB that
+# gltf-validator accepts with 0 errors and three.js plays back to our
+# reconstruction (with and without morph targets), the report's numbers equal
+# the table's, every input path (Alembic, MDD, PC2 + rest, OBJ sequence,
+# glTF morph animation), and malformed inputs -> exit 1 with one line naming
+# the file and the place; usage errors -> exit 2.
+set -u
+bin=${SKF_BIN:?}; data=${SKF_DATA:-../shared/data}; src=${SKF_SOURCE_DIR:-.}
+abc=$data/dembones/Bone_Anim.abc
+[[ -f $abc ]] || { echo "SKIPPED: $abc absent"; exit 77; }
+tmp=$(mktemp -d "${SKF_BUILD_DIR:-/tmp}/cli_decompose.XXXXXX"); trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok()  { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+# expect CODE PATTERN cmd...: exit code and a stderr line matching PATTERN
+expect() {
+  local code=$1 pat=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  local msg; msg=$(grep -v 'warning:' "$tmp/err" | head -1)
+  if [[ $rc -eq $code ]] && grep -qE -- "$pat" "$tmp/err" && [[ $(grep -vc 'warning:' "$tmp/err") -le 1 ]]; then
+    ok "exit $rc: $msg"
+  else
+    bad "expected exit $code and /$pat/, got exit $rc: $(cat "$tmp/err")"
+  fi
+}
+
+# 1. Alembic -> GLB with shapes; validator; three.js; report = table.
+if "$bin" decompose "$abc" --bones 5 --pca 2 --max-iterations 4 -o "$tmp/a.glb" \
+     --report "$tmp/a.json" --reconstruction "$tmp/a.mdd" >"$tmp/table" 2>"$tmp/err"; then
+  ok "decompose Bone_Anim.abc --bones 5 --pca 2"; cat "$tmp/table"
+else bad "decompose Bone_Anim.abc: $(cat "$tmp/err")"; fi
+node -e '
+const fs=require("fs"); const r=JSON.parse(fs.readFileSync(process.argv[1])); const t=fs.readFileSync(process.argv[2],"utf8");
+const need=[r.metrics.rms,r.metrics.erms,r.metrics.max_error_pct,r.metrics_pca.rms,r.metrics_pca.erms,r.metrics_pca.max_error_pct,r.size_ratio];
+const miss=need.filter(v=>!t.split(/\s+/).includes(String(v)));
+if(r.bones!==5||r.pca_shapes!==2||r.frames!==400||r.vertices!==754||miss.length){console.log("mismatch",miss);process.exit(1)}
+if(!(r.metrics_pca.rms<r.metrics.rms)){console.log("pca did not lower the error");process.exit(1)}
+console.log("report numbers appear in the table; pca rms "+r.metrics_pca.rms+" < "+r.metrics.rms)' "$tmp/a.json" "$tmp/table" \
+  && ok "report == table" || bad "report/table mismatch"
+node "$src/tests/js/validate.mjs" "$tmp/a.glb"; rc=$?
+[[ $rc -eq 0 ]] && ok "gltf-validator: 0 errors" || { [[ $rc -eq 77 ]] && echo "skip validator (absent)" || bad "gltf-validator"; }
+node "$src/tests/decompose/three_playback.mjs" "$tmp/a.glb" "$tmp/a.mdd" 24; rc=$?
+[[ $rc -eq 0 ]] && ok "three.js playback (morph targets)" || { [[ $rc -eq 77 ]] && echo "skip three.js (absent)" || bad "three.js playback"; }
+
+# 2. Other inputs: MDD (written from the Alembic), PC2 + OBJ rest, OBJ sequence, glTF morph.
+"$bin" decompose "$abc" --bones 3 --max-iterations 1 -o "$tmp/b.glb" --reconstruction "$tmp/b.mdd" >/dev/null 2>&1 \
+  || bad "decompose for the MDD fixture"
+if "$bin" decompose "$tmp/b.mdd" --rest "$data/dembones/Bone_rest.obj" --bones 3 --max-iterations 2 \
+     --fps 30 -o "$tmp/c.glb" --reconstruction "$tmp/c.mdd" >/dev/null 2>"$tmp/err"; then ok "MDD + OBJ rest"
+else bad "MDD input: $(cat "$tmp/err")"; fi
+node "$src/tests/decompose/three_playback.mjs" "$tmp/c.glb" "$tmp/c.mdd" 30; rc=$?
+[[ $rc -eq 0 || $rc -eq 77 ]] && ok "three.js playback at 30 fps (no morph targets)" || bad "three.js playback c.glb"
+pc2=$data/dembones/Bone_Anim.pc2
+if "$bin" decompose "$pc2" --rest "$data/dembones/Bone_rest.obj" --bones 4 --max-iterations 1 -o "$tmp/d.glb" >/dev/null 2>"$tmp/err"
+then ok "PC2 + OBJ rest"; else bad "PC2 input: $(cat "$tmp/err")"; fi
+mkdir -p "$tmp/seq"
+cyl=$data/cylinder
+if [[ -f $cyl/cylinder.obj ]]; then
+  cp "$cyl/cylinder.obj" "$tmp/seq/frame_0000.obj"
+  for i in 1 2 3 4; do cp "$cyl/poses-1/cylinder-$i.obj" "$tmp/seq/frame_000$i.obj"; done
+  if "$bin" decompose "$tmp/seq" --bones 4 --max-iterations 50 -o "$tmp/e.glb" --report "$tmp/e.json" >/dev/null 2>"$tmp/err"
+  then ok "OBJ sequence (cylinder, 5 frames)"; else bad "OBJ sequence: $(cat "$tmp/err")"; fi
+  "$bin" decompose "$tmp/seq" --auto-bones -o "$tmp/f.glb" --report "$tmp/f.json" >/dev/null 2>"$tmp/err" \
+    && ok "--auto-bones: mean shift found $(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).bones)' "$tmp/f.json") bones" \
+    || bad "--auto-bones: $(cat "$tmp/err")"
+fi
+morph=$data/khronos/MorphStressTest.gltf
+if [[ -f $morph ]]; then
+  if "$bin" decompose "$morph" --clip TheWave --bones 4 --pca 3 --max-iterations 3 -o "$tmp/g.glb" \
+       --reconstruction "$tmp/g.mdd" >/dev/null 2>"$tmp/err"; then ok "glTF morph animation (TheWave)"
+  else bad "glTF morph input: $(cat "$tmp/err")"; fi
+  node "$src/tests/decompose/three_playback.mjs" "$tmp/g.glb" "$tmp/g.mdd" 24; rc=$?
+  [[ $rc -eq 0 || $rc -eq 77 ]] && ok "three.js playback of the morph-path result" || bad "three.js g.glb"
+fi
+
+# 3. Malformed inputs: exit 1, one line naming the file and the place.
+head -c 100000 "$abc" >"$tmp/trunc.abc"
+expect 1 "trunc.abc: byte [0-9]+" "$bin" decompose "$tmp/trunc.abc" --bones 3 -o "$tmp/x.glb"
+head -c 5000 "$tmp/b.mdd" >"$tmp/trunc.mdd"
+expect 1 "trunc.mdd: byte [0-9]+: .*truncated" "$bin" decompose "$tmp/trunc.mdd" --rest "$data/dembones/Bone_rest.obj" --bones 3 -o "$tmp/x.glb"
+printf '\0\0\0\0\0\0\0\5' >"$tmp/zero.mdd"
+expect 1 "zero.mdd: byte 0: frame count 0" "$bin" decompose "$tmp/zero.mdd" --bones 3 -o "$tmp/x.glb"
+cp "$tmp/b.mdd" "$tmp/counts.mdd"; printf '\0\0\1\0' | dd of="$tmp/counts.mdd" bs=1 seek=4 conv=notrunc 2>/dev/null
+expect 1 "counts.mdd: byte [0-9]+: .*points need" "$bin" decompose "$tmp/counts.mdd" --bones 3 -o "$tmp/x.glb"
+cp "$tmp/b.mdd" "$tmp/nan.mdd"; printf '\x7f\xc0\0\0' | dd of="$tmp/nan.mdd" bs=1 seek=$((8 + 4*400 + 12*10)) conv=notrunc 2>/dev/null
+expect 1 "nan.mdd: byte 1728: frame 0 vertex 10: position is not finite" "$bin" decompose "$tmp/nan.mdd" --bones 3 -o "$tmp/x.glb"
+head -c 1000 "$pc2" >"$tmp/trunc.pc2"
+expect 1 "trunc.pc2: " "$bin" decompose "$tmp/trunc.pc2" --rest "$data/dembones/Bone_rest.obj" --bones 3 -o "$tmp/x.glb"
+if [[ -f $cyl/cylinder.obj ]]; then
+  expect 1 "cylinder.obj: vertex count: the rest mesh has 420 vertices, .*Bone_Anim.pc2 has 754" \
+    "$bin" decompose "$pc2" --rest "$cyl/cylinder.obj" --bones 3 -o "$tmp/x.glb"
+  cp "$cyl/cylinder.obj" "$tmp/seq/frame_0005.obj"; head -n 200 "$cyl/cylinder.obj" >"$tmp/seq/frame_0005.obj"
+  expect 1 "frame_0005.obj" "$bin" decompose "$tmp/seq" --bones 3 -o "$tmp/x.glb"
+fi
+expect 1 "Bone_Anim.pc2: the input has no faces; give --rest" "$bin" decompose "$pc2" --bones 3 -o "$tmp/x.glb"
+expect 1 "at most 251 bones" "$bin" decompose "$abc" --bones 300 -o "$tmp/x.glb"
+[[ ! -e $tmp/x.glb ]] && ok "no partial output after failures" || bad "x.glb exists after failures"
+# 4. Usage errors.
+expect 2 "exactly one of --bones N and --auto-bones" "$bin" decompose "$abc" -o "$tmp/x.glb"
+expect 2 "--max-influences: '0'" "$bin" decompose "$abc" --bones 3 --max-influences 0 -o "$tmp/x.glb"
+expect 2 "output is a .glb" "$bin" decompose "$abc" --bones 3 -o "$tmp/x.gltf"
+"$bin" decompose --help | grep -q -- "--auto-bones" && ok "--help" || bad "--help"
+exit $fail
