@@ -220,7 +220,12 @@ typedef struct skf_gltf_new_channel {
 } skf_gltf_new_channel;
 
 /* Add (or, when an animation of that exact name exists, replace) an animation.
- * Data is appended to the binary buffer; typed views are refreshed. */
+ * Data is appended to the binary buffer; typed views are refreshed. Channels
+ * are checked first (SKF_ERR_ARGUMENT leaves the document unchanged). A node
+ * given by "matrix" whose T/R/S is animated is re-expressed as TRS
+ * (SKF_ERR_NUMERIC when the matrix has shear). After SKF_ERR_NOMEM the JSON
+ * may hold unused data and the typed views may be empty: call
+ * skf_gltf_reparse before using the document again. */
 skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
                                   const skf_gltf_new_channel *channels, size_t channel_count,
                                   skf_error *err);

@@ -218,6 +218,172 @@ static void test_animation_args(void)
     skf_gltf_free(d);
 }
 
+
+/* Two weight sets (8 influences) that sum to 0.5 together: both rewritten. */
+static void test_two_weight_sets(const char *dir)
+{
+    skf_error e;
+    skf_gltf *d = NULL;
+    CHECK(skf_gltf_new_empty("two-sets", &d, &e) == SKF_OK);
+    if (!d)
+        return;
+    float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    float w0[12] = {0.1f, 0.1f, 0, 0, 0.25f, 0, 0, 0, 0.2f, 0.2f, 0.2f, 0.2f};
+    float w1[12] = {0.1f, 0.1f, 0.1f, 0, 0.25f, 0, 0, 0, 0.05f, 0.05f, 0.05f, 0.05f};
+    uint32_t j0[12] = {0, 1, 2, 3, 0, 0, 0, 0, 0, 1, 2, 3};
+    uint32_t j1[12] = {4, 5, 6, 0, 1, 0, 0, 0, 4, 5, 6, 7};
+    uint32_t idx[3] = {0, 1, 2};
+    int ap, a0, a1, aj0, aj1, ai, mesh, skin, mn, joints[8];
+    CHECK(skf_gltf_add_float_accessor(d, pos, 3, 3, 34962, true, &ap, &e) == SKF_OK);
+    CHECK(skf_gltf_add_float_accessor(d, w0, 3, 4, 34962, false, &a0, &e) == SKF_OK);
+    CHECK(skf_gltf_add_float_accessor(d, w1, 3, 4, 34962, false, &a1, &e) == SKF_OK);
+    CHECK(skf_gltf_add_uint_accessor(d, j0, 3, 4, SKF_GLTF_UNSIGNED_BYTE, 34962, &aj0, &e) ==
+          SKF_OK);
+    CHECK(skf_gltf_add_uint_accessor(d, j1, 3, 4, SKF_GLTF_UNSIGNED_BYTE, 34962, &aj1, &e) ==
+          SKF_OK);
+    CHECK(skf_gltf_add_uint_accessor(d, idx, 3, 1, SKF_GLTF_UNSIGNED_SHORT, 34963, &ai, &e) ==
+          SKF_OK);
+    for (int j = 0; j < 8; ++j) {
+        char name[16];
+        snprintf(name, sizeof name, "J%d", j);
+        CHECK(skf_gltf_add_node(d, name, j ? joints[0] : -1, NULL, NULL, NULL, &joints[j], &e) ==
+              SKF_OK);
+    }
+    const char *names[] = {"POSITION", "WEIGHTS_0", "WEIGHTS_1", "JOINTS_0", "JOINTS_1"};
+    int accs[] = {ap, a0, a1, aj0, aj1};
+    CHECK(skf_gltf_add_mesh(d, NULL, names, accs, 5, ai, &mesh, &e) == SKF_OK);
+    CHECK(skf_gltf_add_skin(d, NULL, joints, 8, -1, joints[0], &skin, &e) == SKF_OK);
+    CHECK(skf_gltf_add_node(d, "M", -1, NULL, NULL, NULL, &mn, &e) == SKF_OK);
+    json_t *node = json_array_get(json_object_get(d->json, "nodes"), (size_t)mn);
+    json_object_set_new(node, "mesh", json_integer(mesh));
+    json_object_set_new(node, "skin", json_integer(skin));
+    CHECK_MSG(skf_gltf_reparse(d, NULL, &e) == SKF_OK, "%s", e.message);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/two_sets.glb", dir);
+    skf_warnings w = {0};
+    CHECK(skf_gltf_write_glb(d, path, &w, &e) == SKF_OK);
+    CHECK(w.count == 1);
+    skf_warnings_release(&w);
+    skf_gltf *b = NULL;
+    CHECK(skf_gltf_load(path, &b, NULL, &e) == SKF_OK);
+    if (b) {
+        const skf_gltf_primitive *p = &b->meshes[0].primitives[0];
+        double x[12], y[12];
+        int n0 = -1, n1 = -1;
+        for (size_t i = 0; i < p->attribute_count; ++i) {
+            if (!strcmp(p->attributes[i].name, "WEIGHTS_0"))
+                n0 = p->attributes[i].accessor;
+            if (!strcmp(p->attributes[i].name, "WEIGHTS_1"))
+                n1 = p->attributes[i].accessor;
+        }
+        CHECK(n0 != a0 && n1 != a1 && n0 >= 0 && n1 >= 0);
+        if (n0 >= 0 && n1 >= 0) {
+            CHECK(skf_gltf_accessor_read(b, n0, x, false, &e) == SKF_OK);
+            CHECK(skf_gltf_accessor_read(b, n1, y, false, &e) == SKF_OK);
+            for (int v = 0; v < 3; ++v) {
+                double s = 0;
+                for (int c = 0; c < 4; ++c)
+                    s += x[4 * v + c] + y[4 * v + c];
+                CHECK_NEAR(s, 1.0, 1e-7);
+            }
+            CHECK_NEAR(x[0], 0.2, 1e-7);  /* 0.1 / 0.5 */
+            CHECK_NEAR(y[2], 0.2, 1e-7);
+            CHECK_NEAR(x[4], 0.5, 1e-7);  /* 0.25 / 0.5 */
+            CHECK_NEAR(y[8], 0.05, 1e-7); /* 0.05 / 1.0: in a repaired primitive, kept */
+        }
+    }
+    skf_gltf_free(b);
+    skf_gltf_free(d);
+    unlink(path);
+}
+
+static void put_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(data, 1, n, f) == n);
+        fclose(f);
+    }
+}
+
+/* A .gltf with an external image (percent-encoded name), a data: URI image
+ * and a missing image: the first two are embedded, the third kept. */
+static void test_images(const char *dir)
+{
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I',
+                                  'H', 'D', 'R', 1, 2, 3};
+    static const uint8_t jpg[] = {0xff, 0xd8, 0xff, 0xe0, 'J', 'F', 'I', 'F', 0};
+    char path[4200], img[4200], out[4200];
+    snprintf(img, sizeof img, "%s/tex one.png", dir);
+    put_file(img, png, sizeof png);
+    /* 3 floats (0,0,0) as a base64 buffer */
+    const char *json =
+        "{\"asset\":{\"version\":\"2.0\"},"
+        "\"buffers\":[{\"byteLength\":12,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAAAAAAAAA\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":12}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[0,0,0]}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"mode\":0}]}],"
+        "\"nodes\":[{\"mesh\":0,\"name\":\"n\",\"extras\":{\"k\":[1,2]}}],"
+        "\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
+        "\"images\":[{\"uri\":\"tex%20one.png\",\"name\":\"ext\"},"
+        "{\"uri\":\"data:image/jpeg;base64,/9j/4EpGSUYA\"},{\"uri\":\"missing.png\"}],"
+        "\"textures\":[{\"source\":0},{\"source\":1},{\"source\":2}],"
+        "\"materials\":[{\"name\":\"m\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}]}";
+    snprintf(path, sizeof path, "%s/images.gltf", dir);
+    put_file(path, json, strlen(json));
+    snprintf(out, sizeof out, "%s/images.glb", dir);
+    skf_error e;
+    skf_gltf *d = NULL, *b = NULL;
+    CHECK_MSG(skf_gltf_load(path, &d, NULL, &e) == SKF_OK, "%s", e.message);
+    if (!d)
+        return;
+    skf_warnings w = {0};
+    CHECK_MSG(skf_gltf_write_glb(d, out, &w, &e) == SKF_OK, "%s", e.message);
+    CHECK(w.count == 1 && strstr(w.items[0], "images[2]"));
+    for (size_t i = 0; i < w.count; ++i)
+        printf("  warning: %s\n", w.items[i]);
+    skf_warnings_release(&w);
+    CHECK(skf_gltf_load(out, &b, NULL, &e) == SKF_OK);
+    if (b) {
+        json_t *imgs = json_object_get(b->json, "images");
+        json_t *i0 = json_array_get(imgs, 0), *i1 = json_array_get(imgs, 1),
+               *i2 = json_array_get(imgs, 2);
+        CHECK(!strcmp(json_string_value(json_object_get(i0, "mimeType")), "image/png"));
+        CHECK(!strcmp(json_string_value(json_object_get(i1, "mimeType")), "image/jpeg"));
+        CHECK(!strcmp(json_string_value(json_object_get(i0, "name")), "ext"));
+        CHECK(!strcmp(json_string_value(json_object_get(i2, "uri")), "missing.png"));
+        int v0 = (int)json_integer_value(json_object_get(i0, "bufferView"));
+        int v1 = (int)json_integer_value(json_object_get(i1, "bufferView"));
+        CHECK(v0 >= 1 && v1 >= 1 && (size_t)v0 < b->buffer_view_count &&
+              (size_t)v1 < b->buffer_view_count);
+        if (v0 >= 1 && v1 >= 1 && (size_t)v0 < b->buffer_view_count &&
+            (size_t)v1 < b->buffer_view_count) {
+            const skf_gltf_buffer_view *bv0 = &b->buffer_views[v0], *bv1 = &b->buffer_views[v1];
+            CHECK(bv0->length == sizeof png &&
+                  !memcmp(b->buffers[0].data + bv0->offset, png, sizeof png));
+            CHECK(bv1->length == sizeof jpg &&
+                  !memcmp(b->buffers[0].data + bv1->offset, jpg, sizeof jpg));
+            CHECK(bv0->offset % 4 == 0 && bv1->offset % 4 == 0);
+        }
+        CHECK(json_equal(json_object_get(b->json, "materials"),
+                         json_object_get(d->json, "materials")));
+        CHECK(json_equal(json_object_get(json_array_get(json_object_get(b->json, "nodes"), 0),
+                                         "extras"),
+                         json_object_get(json_array_get(json_object_get(d->json, "nodes"), 0),
+                                         "extras")));
+        CHECK(json_array_size(json_object_get(b->json, "buffers")) == 1 &&
+              !json_object_get(json_array_get(json_object_get(b->json, "buffers"), 0), "uri"));
+    }
+    skf_gltf_free(b);
+    skf_gltf_free(d);
+    unlink(out);
+    unlink(path);
+    unlink(img);
+}
+
 int main(void)
 {
     const char *bd = getenv("SKF_BUILD_DIR");
@@ -227,5 +393,7 @@ int main(void)
     test_builder_and_layout(dir);
     test_no_common_root(dir);
     test_animation_args();
+    test_two_weight_sets(dir);
+    test_images(dir);
     return skf_test_done();
 }
