@@ -242,7 +242,8 @@ static skf_status embed_images(writer *w)
             }
         }
         const char *mt = json_string_value(json_object_get(img, "mimeType"));
-        mime = mt ? mt : declared[0] ? declared : sniff_mime(data, size);
+        /* declared mimeType, else the data URI's image/ media type, else sniffed */
+        mime = mt ? mt : strncmp(declared, "image/", 6) == 0 ? declared : sniff_mime(data, size);
         if (!mime || size == 0) {
             skf_free(data);
             skf_warn(w->warnings,

@@ -329,7 +329,7 @@ static void test_images(const char *dir)
         "\"nodes\":[{\"mesh\":0,\"name\":\"n\",\"extras\":{\"k\":[1,2]}}],"
         "\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
         "\"images\":[{\"uri\":\"tex%20one.png\",\"name\":\"ext\"},"
-        "{\"uri\":\"data:image/jpeg;base64,/9j/4EpGSUYA\"},{\"uri\":\"missing.png\"}],"
+        "{\"uri\":\"data:application/octet-stream;base64,/9j/4EpGSUYA\"},{\"uri\":\"missing.png\"}],"
         "\"textures\":[{\"source\":0},{\"source\":1},{\"source\":2}],"
         "\"materials\":[{\"name\":\"m\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}]}";
     snprintf(path, sizeof path, "%s/images.gltf", dir);
@@ -384,6 +384,32 @@ static void test_images(const char *dir)
     unlink(img);
 }
 
+/* A document without binary data writes a GLB without a BIN chunk. */
+static void test_empty(const char *dir)
+{
+    skf_error e;
+    skf_gltf *d = NULL, *b = NULL;
+    CHECK(skf_gltf_new_empty(NULL, &d, &e) == SKF_OK);
+    if (!d)
+        return;
+    int n;
+    CHECK(skf_gltf_add_node(d, "only", -1, NULL, NULL, NULL, &n, &e) == SKF_OK);
+    CHECK(skf_gltf_reparse(d, NULL, &e) == SKF_OK);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/empty.glb", dir);
+    CHECK(skf_gltf_write_glb(d, path, NULL, &e) == SKF_OK);
+    uint8_t *bytes;
+    size_t size;
+    CHECK(skf_read_file(path, SIZE_MAX, &bytes, &size, &e) == SKF_OK);
+    CHECK(size >= 20 && u32(bytes + 8) == size && 20 + u32(bytes + 12) == size);
+    skf_free(bytes);
+    CHECK(skf_gltf_load(path, &b, NULL, &e) == SKF_OK);
+    CHECK(b && b->node_count == 1 && b->buffer_count == 0 && !strcmp(b->nodes[0].name, "only"));
+    skf_gltf_free(b);
+    skf_gltf_free(d);
+    unlink(path);
+}
+
 int main(void)
 {
     const char *bd = getenv("SKF_BUILD_DIR");
@@ -395,5 +421,6 @@ int main(void)
     test_animation_args();
     test_two_weight_sets(dir);
     test_images(dir);
+    test_empty(dir);
     return skf_test_done();
 }
