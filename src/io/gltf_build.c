@@ -200,6 +200,10 @@ skf_status skf_gltf_add_accessor(skf_gltf *doc, int view, size_t byte_offset, in
                         "%s: accessors: invalid accessor (componentType %d, %d components, "
                         "count %zu, byteOffset %zu, bufferView %d)",
                         doc_name(doc), component_type, components, count, byte_offset, view);
+    for (int c = 0; c < components; ++c)
+        if ((min && !isfinite(min[c])) || (max && !isfinite(max[c])))
+            return skf_fail(err, SKF_ERR_ARGUMENT, "%s: accessors: min/max not finite",
+                            doc_name(doc));
     json_t *a = json_pack("{s:i,s:i,s:I,s:s}", "bufferView", view, "componentType",
                           component_type, "count", (json_int_t)count, "type", type);
     bool ok = a != NULL;
@@ -296,6 +300,11 @@ skf_status skf_gltf_add_node(skf_gltf *doc, const char *name, int parent, const 
     json_t *nodes = top_array(doc, "nodes");
     if (!nodes)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: nodes: out of memory", doc_name(doc));
+    for (int a = 0; a < 4; ++a)
+        if ((a < 3 && t && !isfinite(t[a])) || (r && !isfinite(r[a])) ||
+            (a < 3 && s && !isfinite(s[a])))
+            return skf_fail(err, SKF_ERR_ARGUMENT, "%s: nodes: '%s': TRS is not finite",
+                            doc_name(doc), name ? name : "unnamed");
     if (parent >= 0 && !json_is_object(json_array_get(nodes, (size_t)parent)))
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: nodes: parent %d out of range (%zu nodes)",
                         doc_name(doc), parent, json_array_size(nodes));

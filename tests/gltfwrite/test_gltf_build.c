@@ -82,6 +82,10 @@ static void test_builder_and_layout(const char *dir)
           SKF_ERR_ARGUMENT);
     CHECK(skf_gltf_append_bytes(d, NULL, 0, 0, &dummy, &e) == SKF_ERR_ARGUMENT);
     CHECK(skf_gltf_add_node(d, "x", 99, NULL, NULL, NULL, &dummy, &e) == SKF_ERR_ARGUMENT);
+    double nan3[3] = {0, NAN, 0};
+    CHECK(skf_gltf_add_node(d, "x", -1, nan3, NULL, NULL, &dummy, &e) == SKF_ERR_ARGUMENT);
+    float fnan[3] = {0, NAN, 0};
+    CHECK(skf_gltf_add_float_accessor(d, fnan, 1, 3, 0, true, &dummy, &e) == SKF_ERR_ARGUMENT);
 
     char path[4200];
     snprintf(path, sizeof path, "%s/builder.glb", dir);
