@@ -194,7 +194,8 @@ void skf_skin(const skf_rig *rig, const skf_pose *pose, double *out, int threads
 
 /* Frame times ("Clips and frames" in docs/conventions.md): frame k is at
  * clip->start + k / fps for k = 0, 1, ... while that time is <= clip->end
- * (within 1e-9 s, so an end that lands on a frame is included). fps <= 0
+ * (within max(1e-6 s, 1e-6 × |end|), so an end that lands on a frame is
+ * included despite float32 key times). fps <= 0
  * means the clip's key rate (30 when the clip has no rate). */
 double skf_clip_frame_fps(const skf_clip *clip, double fps);
 size_t skf_clip_frame_count(const skf_clip *clip, double fps);

@@ -79,7 +79,10 @@ double skf_clip_frame_fps(const skf_clip *clip, double fps)
 size_t skf_clip_frame_count(const skf_clip *clip, double fps)
 {
     fps = skf_clip_frame_fps(clip, fps);
-    double n = floor((clip->duration + 1e-9) * fps);
+    /* Key times are float32 in glTF: an end meant to land on a frame may fall
+     * short by a few ulps, hence the tolerance (1e-6 s, or 1e-6 relative). */
+    double tol = fmax(1e-6, 1e-6 * fabs(clip->end));
+    double n = floor((clip->duration + tol) * fps);
     if (!(n >= 0))
         return 1;
     if (n >= (double)SKF_MESHSEQ_MAX_FRAMES)

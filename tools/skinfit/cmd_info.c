@@ -315,7 +315,7 @@ int cmd_info(int argc, char **argv)
     if (st)
         return cli_report_error(&err);
     if (as_json) {
-        char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         if (s)
             printf("%s\n", s);
         free(s);
