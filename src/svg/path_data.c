@@ -198,7 +198,8 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
         case 'M':
             cx = a[0] + ox;
             cy = a[1] + oy;
-            ok = svgi_geom_move(g, cx, cy);
+            if (!svgi_geom_move(g, cx, cy))
+                return SKF_ERR_NOMEM;
             sx = cx;
             sy = cy;
             lcx = cx;

@@ -25,7 +25,8 @@ static void usage(FILE *out)
             "                           png (PNG per frame), gif (animated GIF); default from\n"
             "                           OUT: .svg animated, .gif gif, otherwise frames\n"
             "  --fps F                  frames per second (default: the file's fps, else 30)\n"
-            "  --size WxH               raster size for png/gif (default: the SVG canvas)\n"
+            "  --size WxH               raster size for png/gif (default: the SVG canvas; for gif\n"
+            "                           its longest side at most 512)\n"
             "  --no-smoothing           use each frame's keypoints as they are\n"
             "  --min-path-confidence C  hide paths whose confidence is below C (default 0.3)\n"
             "  -h, --help               this help\n\n"
@@ -217,12 +218,27 @@ int cmd_svg(int argc, char **argv)
     if (fps <= 0)
         fps = poses.fps > 0 ? poses.fps : 30;
     if (!width) {
-        width = (int)lround(cw);
-        height = (int)lround(ch);
+        /* the canvas size; a GIF keeps every frame in memory: longest side <= 512 */
+        double scale = 1, longest = fmax(cw, ch);
+        if (format == FMT_GIF && longest > 512)
+            scale = 512 / longest;
+        width = (int)lround(cw * scale);
+        height = (int)lround(ch * scale);
         if (width < 1)
             width = 1;
         if (height < 1)
             height = 1;
+    }
+    if (format == FMT_GIF &&
+        (double)poses.count * (double)width * (double)height * 4.0 > 4.0 * 1024 * 1024 * 1024) {
+        fprintf(stderr,
+                "skinfit: %s: %zu GIF frames of %dx%d need more than 4 GiB in memory; pass a smaller "
+                "--size\n",
+                out, poses.count, width, height);
+        skf_warnings_release(&warn);
+        skf_svg_poses_release(&poses);
+        skf_svg_free(c);
+        return EXIT_BAD_INPUT;
     }
 
     int rc = EXIT_OK;
