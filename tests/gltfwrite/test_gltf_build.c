@@ -219,6 +219,25 @@ static void test_animation_args(void)
         CHECK_NEAR(out[5], 0.6, 1e-7);
         CHECK_NEAR(out[7], 0.8, 1e-7);
     }
+    /* CUBICSPLINE: (in-tangent, value, out-tangent) per key; only the value
+     * quaternion is normalised */
+    float qc[24] = {1, 1, 1, 1, 0, 0, 0, 2, 5, 5, 5, 5, 2, 2, 2, 2, 0, 0, 3, 4, 7, 7, 7, 7};
+    skf_gltf_new_channel cs = {2, SKF_PATH_ROTATION, SKF_INTERP_CUBICSPLINE, 2, t2, qc, 4};
+    CHECK(skf_gltf_add_animation(d, "C", &cs, 1, &e) == SKF_OK);
+    cs.key_count = 1;
+    CHECK(skf_gltf_add_animation(d, "C1", &cs, 1, &e) == SKF_ERR_ARGUMENT);
+    a = skf_gltf_find_animation(d, "C");
+    CHECK(a >= 0);
+    if (a >= 0) {
+        int o = d->animations[a].samplers[0].output;
+        CHECK(d->accessors[o].count == 6 &&
+              d->animations[a].samplers[0].interpolation == SKF_INTERP_CUBICSPLINE);
+        double out[24];
+        CHECK(skf_gltf_accessor_read(d, o, out, false, &e) == SKF_OK);
+        CHECK(out[0] == 1.0 && out[8] == 5.0 && out[7] == 1.0); /* tangents kept, value unit */
+        CHECK_NEAR(out[18], 0.6, 1e-7);
+        CHECK_NEAR(out[19], 0.8, 1e-7);
+    }
     skf_gltf_free(d);
 }
 
