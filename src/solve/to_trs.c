@@ -20,7 +20,12 @@
 #include <math.h>
 #include <string.h>
 
-#define TRS_REL_TOL 1e-6
+/* Shear tolerance (relative). Exporters leave float noise in joint scales
+ * (Quaternius' Tail1: scale z 1.00001), so a child's local relative to a
+ * slightly non-uniformly scaled parent carries ~1e-5 of shear that TRS
+ * drops; the position error this causes is that fraction of the bone's
+ * extent. Real shear (a skewed bind) is far above 1e-3. */
+#define TRS_REL_TOL 1e-3
 
 void skf_trs_converter_release(skf_trs_converter *cv)
 {
@@ -177,6 +182,12 @@ skf_status skf_trs_convert(const skf_trs_converter *cv, const double *skin_trans
                                 "%s: frame %d: joint %s: solved local transform has shear that TRS cannot express",
                                 file, frame, node_name(doc, n));
             }
+            /* continue from the world that playback of this TRS produces, so
+             * the children absorb what TRS dropped (float-noise shear) and
+             * every joint's world position stays exact */
+            double l2[16];
+            skf_mat4_from_trs(l2, translation + 3 * i, rotation + 4 * i, scale + 3 * i);
+            skf_mat4_mul(w, parent_world, l2);
         }
         if (i >= 0) {
             double *q = rotation + 4 * i;

@@ -231,8 +231,19 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
             st = skf_fail(err, SKF_ERR_NUMERIC, "%s: skins[0].inverseBindMatrices[%zu]: singular", doc_name(target), i);
             goto fail;
         }
-        /* the joint's world at bind pose, in the solve space */
-        skf_mat4_mul(t->tgt_bind + 16 * i, t->tgt_mesh_to_world, b);
+        /* the joint's world at bind pose, in the solve space; exporters
+         * leave float noise in joint scales (Horse: 1.4e-5 non-uniform),
+         * which the rotation-only model (uniform scale) refuses: keep the
+         * position and rotation, make the scale uniform */
+        double wb[16], tt[3], q[4], sc[3];
+        skf_mat4_mul(wb, t->tgt_mesh_to_world, b);
+        if (skf_mat4_to_trs(wb, tt, q, sc, 1e-3)) {
+            double u = cbrt(fabs(sc[0] * sc[1] * sc[2]));
+            double us[3] = {sc[0] < 0 ? -u : u, u, u};
+            skf_mat4_from_trs(t->tgt_bind + 16 * i, tt, q, us);
+        } else {
+            memcpy(t->tgt_bind + 16 * i, wb, sizeof wb);
+        }
     }
     st = skf_trs_converter_init(&t->trs, target, 0, err);
     if (st)

@@ -171,7 +171,7 @@ int main(void)
     skf_gltf_free(doc);
 
     /* shear in a bind matrix: refused, naming the joint */
-    ibm[1][4] += 0.3; /* column 1 gets an x component: shear */
+    ibm[1][4] += 0.3 * fabs(ibm[1][5]) + 0.3 * fabs(ibm[1][6]) + 30; /* column 1 gets an x component: shear */
     doc = make_doc(rest, ibm, &err);
     CHECK(doc != NULL);
     if (doc) {

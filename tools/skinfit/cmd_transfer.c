@@ -1,0 +1,307 @@
+/* skinfit transfer (and the shared body of skinfit control): bake clips of
+ * an artist rig onto another rig of the same animal by solving the surface. */
+#include "cli.h"
+#include "transfer_report.h"
+
+#include "skinfit/gltf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out, bool control)
+{
+    if (control) {
+        fprintf(out,
+                "usage: skinfit control ARTIST.glb [--clip NAME]... [--all-clips] [--fps F]\n"
+                "                       [--min-quality Q] [--report REPORT.json] [--per-frame]\n\n"
+                "Solves the rig's bone transforms against its own clips (the control run of a\n"
+                "transfer): the error must land on zero. Without --clip, every clip runs.\n\n"
+                "  --clip NAME          a clip (\"Walk\" matches \"AnimalArmature|Walk\"); repeatable\n"
+                "  --all-clips          every clip (the default)\n"
+                "  --fps F              sampling rate (default: each clip's key rate)\n"
+                "  --min-quality Q      exit 3 when a clip's quality is below Q percent\n"
+                "  --report FILE.json   write the report (schema: docs/transfer-report.md)\n"
+                "  --per-frame          print one row per frame too\n"
+                "  -h, --help           this help\n");
+        return;
+    }
+    fprintf(out,
+            "usage: skinfit transfer --source ARTIST.glb --target RIG.glb (--clip NAME... | --all-clips)\n"
+            "                        [--fps F] [--mode free|rotation-only|both] [--max-constraints N]\n"
+            "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n\n"
+            "Plays each clip on the source rig, carries its surface onto the target's mesh\n"
+            "(aligned automatically when the meshes differ) and solves the target's bone\n"
+            "transforms frame by frame. OUT.glb is the target with the clips added as\n"
+            "animations under the source clip names. The control run (the source rig against\n"
+            "its own clip) is reported first.\n\n"
+            "  --source FILE        the artist rig playing the clips\n"
+            "  --target FILE        the rig to bake onto (never modified)\n"
+            "  --clip NAME          a clip (\"Walk\" matches \"AnimalArmature|Walk\"); repeatable\n"
+            "  --all-clips          every clip of the source\n"
+            "  --fps F              sampling rate (default: each clip's key rate)\n"
+            "  --mode M             free (default), rotation-only (bone lengths kept), or both\n"
+            "                       (both reported, the free solution baked)\n"
+            "  --max-constraints N  solve on N target vertices spread evenly (default: all)\n"
+            "  --min-quality Q      after writing the outputs, exit 3 when a clip's quality\n"
+            "                       is below Q percent\n"
+            "  -o, --output FILE    output GLB (written atomically)\n"
+            "  --report FILE.json   write the report (schema: docs/transfer-report.md)\n"
+            "  --per-frame          print one row per frame too\n"
+            "  -h, --help           this help\n\n"
+            "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+int tr_command(int argc, char **argv, bool control_only)
+{
+    const char *cmd = control_only ? "control" : "transfer";
+    const char *source = NULL, *target = NULL, *output = NULL, *report = NULL;
+    const char **names = calloc((size_t)argc + 1, sizeof *names);
+    size_t name_count = 0;
+    bool all = false, per_frame = false, has_min = false;
+    double min_quality = 0;
+    skf_transfer_options opt;
+    memset(&opt, 0, sizeof opt);
+    const char *mode_name = "free";
+    int rc = EXIT_OK;
+    if (!names)
+        return EXIT_BAD_INPUT;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout, control_only);
+            free(names);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--clip")) {
+            if (!v) {
+                rc = cli_usage_error(cmd, "--clip needs a name");
+                goto out;
+            }
+            names[name_count++] = v;
+            ++i;
+        } else if (!strcmp(a, "--all-clips")) {
+            all = true;
+        } else if (!strcmp(a, "--per-frame")) {
+            per_frame = true;
+        } else if (!strcmp(a, "--fps")) {
+            if (!v || !parse_double(v, &opt.fps) || !(opt.fps > 0 && opt.fps <= 1000)) {
+                rc = cli_usage_error(cmd, "--fps needs a number in (0, 1000]");
+                goto out;
+            }
+            ++i;
+        } else if (!strcmp(a, "--min-quality")) {
+            if (!v || !parse_double(v, &min_quality) || min_quality > 100) {
+                rc = cli_usage_error(cmd, "--min-quality needs a percentage (e.g. 99.5)");
+                goto out;
+            }
+            has_min = true;
+            ++i;
+        } else if (!strcmp(a, "--report")) {
+            if (!v) {
+                rc = cli_usage_error(cmd, "--report needs a file name");
+                goto out;
+            }
+            report = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--source")) {
+            if (!v) {
+                rc = cli_usage_error(cmd, "--source needs a file");
+                goto out;
+            }
+            source = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--target")) {
+            if (!v) {
+                rc = cli_usage_error(cmd, "--target needs a file");
+                goto out;
+            }
+            target = v;
+            ++i;
+        } else if (!control_only && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+            if (!v) {
+                rc = cli_usage_error(cmd, "%s needs a file name", a);
+                goto out;
+            }
+            output = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--mode")) {
+            if (v && !strcmp(v, "free"))
+                opt.mode = SKF_TRANSFER_FREE;
+            else if (v && !strcmp(v, "rotation-only"))
+                opt.mode = SKF_TRANSFER_ROTATION_ONLY;
+            else if (v && !strcmp(v, "both"))
+                opt.mode = SKF_TRANSFER_BOTH;
+            else {
+                rc = cli_usage_error(cmd, "--mode is free, rotation-only or both");
+                goto out;
+            }
+            mode_name = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--max-constraints")) {
+            double n;
+            if (!v || !parse_double(v, &n) || n != floor(n) || n < 16 || n > 1e9) {
+                rc = cli_usage_error(cmd, "--max-constraints needs an integer >= 16");
+                goto out;
+            }
+            opt.max_constraints = (size_t)n;
+            ++i;
+        } else if (control_only && a[0] != '-' && !source) {
+            source = a;
+        } else {
+            rc = cli_usage_error(cmd, "unknown argument '%s'", a);
+            goto out;
+        }
+    }
+    if (!source) {
+        rc = cli_usage_error(cmd, control_only ? "missing ARTIST.glb" : "missing --source FILE");
+        goto out;
+    }
+    if (!control_only) {
+        if (!target) {
+            rc = cli_usage_error(cmd, "missing --target FILE");
+            goto out;
+        }
+        if (!output) {
+            rc = cli_usage_error(cmd, "missing -o OUT.glb");
+            goto out;
+        }
+        if (!all && name_count == 0) {
+            rc = cli_usage_error(cmd, "give --clip NAME (repeatable) or --all-clips");
+            goto out;
+        }
+    } else if (name_count == 0) {
+        all = true;
+    }
+    if (all && name_count) {
+        rc = cli_usage_error(cmd, "--clip and --all-clips exclude each other");
+        goto out;
+    }
+    const char *outs[2] = {output, report};
+    for (int k = 0; k < 2; ++k) {
+        if (!outs[k])
+            continue;
+        if (skf_same_file(outs[k], source) || (target && skf_same_file(outs[k], target))) {
+            fprintf(stderr, "skinfit: %s: refusing to overwrite an input file\n", outs[k]);
+            rc = EXIT_BAD_INPUT;
+            goto out;
+        }
+    }
+    if (output && report && !strcmp(output, report)) {
+        rc = cli_usage_error(cmd, "-o and --report name the same file");
+        goto out;
+    }
+    opt.no_control = false;
+
+    skf_error err = {0};
+    skf_warnings warn = {0};
+    skf_gltf *sdoc = NULL, *tdoc = NULL;
+    skf_transfer *tr = NULL;
+    skf_transfer_clip *results = NULL;
+    const char **clips = NULL;
+    size_t clip_count = 0, done = 0;
+    cli_progress prog;
+    skf_progress progress;
+    cli_progress_init(&prog, &progress);
+    skf_status st = skf_gltf_load(source, &sdoc, &warn, &err);
+    if (!st && target)
+        st = skf_gltf_load(target, &tdoc, &warn, &err);
+    if (!st)
+        st = tr_resolve_clips(sdoc, names, name_count, all, &clips, &clip_count, &err);
+    /* every clip name must exist before any work starts */
+    for (size_t c = 0; !st && c < clip_count; ++c)
+        if (skf_gltf_find_animation(sdoc, clips[c]) < 0) {
+            char list[1024];
+            size_t len = 0;
+            list[0] = 0;
+            for (size_t a = 0; a < sdoc->animation_count && len + 2 < sizeof list; ++a) {
+                const char *n = sdoc->animations[a].name ? sdoc->animations[a].name : "(unnamed)";
+                const char *bar = strrchr(n, '|');
+                int w = snprintf(list + len, sizeof list - len, "%s%s", a ? ", " : "", bar ? bar + 1 : n);
+                if (w < 0)
+                    break;
+                len += (size_t)w;
+                if (len >= sizeof list)
+                    len = sizeof list - 1;
+            }
+            st = skf_fail(&err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s' (available: %s)", source,
+                          clips[c], sdoc->animation_count ? list : "none");
+        }
+    if (!st)
+        st = skf_transfer_new(sdoc, tdoc, &opt, &tr, &warn, &err);
+    if (!st) {
+        results = calloc(clip_count, sizeof *results);
+        if (!results)
+            st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t c = 0; !st && c < clip_count; ++c) {
+        tr_progress tp;
+        tr_progress_init(&tp, &progress, c, clip_count);
+        st = skf_transfer_run_clip(tr, clips[c], &results[c], &tp.inner, &err);
+        if (!st)
+            ++done;
+    }
+    cli_progress_finish(&prog);
+    cli_print_warnings(&warn);
+    tr_run run = {source, target, mode_name, {0}, results, done};
+    if (!st) {
+        skf_transfer_get_info(tr, &run.info);
+        for (size_t c = 0; !st && tdoc && c < done; ++c)
+            st = skf_transfer_add_animation(tr, tdoc, &results[c], &err);
+        if (!st && tdoc)
+            st = skf_gltf_reparse(tdoc, NULL, &err);
+        skf_warnings wwarn = {0};
+        if (!st && output)
+            st = skf_gltf_write_glb(tdoc, output, &wwarn, &err);
+        skf_warnings_release(&wwarn);
+        if (!st && report)
+            st = tr_write_report(report, &run, &err);
+    }
+    if (st) {
+        rc = cli_report_error(&err);
+    } else {
+        tr_print_summary(stdout, &run);
+        tr_print_table(stdout, &run, per_frame);
+        if (output)
+            printf("wrote %s (%zu clip%s baked)\n", output, done, done == 1 ? "" : "s");
+        if (report)
+            printf("wrote %s\n", report);
+        if (has_min)
+            for (size_t c = 0; c < done; ++c) {
+                double q = 100 * tr_gate_quality(&results[c], target != NULL);
+                if (!(q >= min_quality)) {
+                    fprintf(stderr, "skinfit: %s: quality %.6f %% is below --min-quality %g %%\n",
+                            results[c].name, q, min_quality);
+                    rc = EXIT_QUALITY;
+                }
+            }
+    }
+    for (size_t c = 0; results && c < clip_count; ++c)
+        skf_transfer_clip_release(&results[c]);
+    free(results);
+    skf_free(clips);
+    skf_transfer_free(tr);
+    skf_gltf_free(sdoc);
+    skf_gltf_free(tdoc);
+    skf_warnings_release(&warn);
+out:
+    free(names);
+    return rc;
+}
+
+int cmd_transfer(int argc, char **argv)
+{
+    return tr_command(argc, argv, false);
+}

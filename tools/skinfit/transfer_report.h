@@ -1,0 +1,52 @@
+/* Shared by the transfer, control and demo commands: the terminal table and
+ * the JSON report (schema: docs/transfer-report.md). Both print the same
+ * numbers: the table rounds them with the formats below, the JSON keeps them
+ * in full. */
+#ifndef SKF_TRANSFER_REPORT_H
+#define SKF_TRANSFER_REPORT_H
+
+#include "skinfit/transfer.h"
+
+#include <stdio.h>
+
+/* Printed formats (also used by tests to compare table and JSON). */
+#define TR_FMT_QUALITY "%.6f"   /* 100 × quality */
+#define TR_FMT_ERROR "%.3e"     /* % of the diagonal */
+#define TR_FMT_SWEEPS "%.1f"
+#define TR_FMT_SECONDS "%.3f"
+
+typedef struct tr_run {
+    const char *source, *target;   /* paths as given (target NULL: control only) */
+    const char *mode;              /* "free", "rotation-only", "both" */
+    skf_transfer_info info;
+    const skf_transfer_clip *clips;
+    size_t clip_count;
+} tr_run;
+
+void tr_print_summary(FILE *out, const tr_run *run);
+void tr_print_table(FILE *out, const tr_run *run, bool per_frame);
+/* Write the JSON report atomically; returns SKF_OK or fills err. */
+skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err);
+
+/* Progress over several clips: maps each clip's [0,1] onto its share. */
+typedef struct tr_progress {
+    const skf_progress *outer;
+    size_t index, count;
+    skf_progress inner;
+} tr_progress;
+void tr_progress_init(tr_progress *p, const skf_progress *outer, size_t index, size_t count);
+
+/* The baked-run quality a --min-quality gate checks: rotation-only when
+ * only that ran, else free; control when no target. */
+double tr_gate_quality(const skf_transfer_clip *c, bool has_target);
+
+/* Resolve the clip list: names given (each must exist) or every animation.
+ * Returns an skf_malloc'ed array of names (pointers into doc or argv). */
+skf_status tr_resolve_clips(const skf_gltf *source, const char *const *names, size_t name_count, bool all,
+                            const char ***out, size_t *out_count, skf_error *err);
+
+/* The transfer and control commands (cmd_transfer.c): control_only selects
+ * `skinfit control`. */
+int tr_command(int argc, char **argv, bool control_only);
+
+#endif
