@@ -92,8 +92,10 @@ int cmd_demo(int argc, char **argv)
     if (st)
         return cli_report_error(&err);
     printf("2. a second rig (autoweights, K = 4, P = 2): %s\n", autow);
-    printf("3. transfer of every clip from the artist rig onto the second rig:\n\n");
+    printf("3. transfer of every clip from the artist rig onto the second rig (2000 constraints):\n\n");
+    /* both modes (the rotation-only price beside the free quality), on 2000
+     * constraints spread evenly over the surface, as the article did */
     char *targv[] = {"transfer", "--source", creature, "--target", autow, "--all-clips", "--mode", "both",
-                     "-o",       out,        "--report", report, NULL};
+                     "--max-constraints", "2000", "-o", out, "--report", report, NULL};
     return tr_command((int)(sizeof targv / sizeof targv[0]) - 1, targv, false);
 }
