@@ -35,12 +35,12 @@ static bool node_in_surface(const skf_gltf *doc, size_t n, int skin)
  * cycles; this keeps evaluation bounded whatever built the document). */
 static skf_status copy_nodes(const skf_gltf *doc, skf_rig *rig, skf_error *err)
 {
-    rig->node_count = doc->node_count;
     if (!doc->node_count)
         return SKF_OK;
     rig->nodes = skf_calloc(doc->node_count, sizeof *rig->nodes);
     if (!rig->nodes)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", doc->path);
+    rig->node_count = doc->node_count; /* only once allocated: skf_rig_free walks it */
     for (size_t i = 0; i < doc->node_count; ++i) {
         const skf_gltf_node *s = &doc->nodes[i];
         skf_rig_node *d = &rig->nodes[i];
@@ -385,10 +385,11 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
         return st;
     }
     rig->vertex_count = nverts;
-    rig->part_count = nparts;
     rig->target_count = ntargets;
     size_t max_per = 4 * max_sets;
     rig->parts = skf_calloc(nparts ? nparts : 1, sizeof *rig->parts);
+    if (rig->parts)
+        rig->part_count = nparts; /* skf_rig_free walks parts */
     rig->rest_positions = skf_malloc_array(nverts ? nverts * 3 : 1, sizeof(double));
     rig->weight_offsets = skf_calloc(nverts + 1, sizeof(size_t));
     rig->default_morph_weights = skf_calloc(ntargets ? ntargets : 1, sizeof(double));
