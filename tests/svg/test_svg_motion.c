@@ -57,6 +57,29 @@ static void test_weights_and_hiding(void)
     printf("forearm confidence %.6f (expected %.6f) visible %d\n", conf, 7.25 / 27, vis);
     CHECK_NEAR(conf, 7.25 / 27, 1e-14);
     CHECK(!vis);
+    /* hidden in the written frame; and animated as display in the SMIL output */
+    {
+        char *svg;
+        size_t size;
+        CHECK(skf_svg_write_frame(a, &svg, &size, &err) == SKF_OK);
+        CHECK(strstr(svg, "id=\"forearm\" display=\"none\" d=\"M") != NULL);
+        skf_free(svg);
+        skf_svg_track t;
+        CHECK(skf_svg_track_init(&t, c, 2, 5, &err) == SKF_OK);
+        skf_svg_track_store(&t, 1, a); /* frame 1 hidden */
+        skf_svg_pose_frame v = f;
+        v.score[LW] = 1;
+        skf_svg_animator_update(a, &v);
+        skf_svg_animator_path(a, 0, &conf, &vis);
+        CHECK(vis);
+        skf_svg_track_store(&t, 0, a); /* frame 0 visible */
+        CHECK(skf_svg_write_animated(c, &t, &svg, &size, &err) == SKF_OK);
+        CHECK(strstr(svg, "attributeName=\"display\" calcMode=\"discrete\" dur=\"0.4s\" "
+                          "repeatCount=\"indefinite\" keyTimes=\"0;0.5\" values=\"inline;none\"") != NULL);
+        skf_free(svg);
+        skf_svg_track_release(&t);
+        skf_svg_animator_update(a, &f);
+    }
     /* the on-bone path: confidence = LE-LW score 0.25 -> hidden; finite coordinates */
     const double *xy = skf_svg_animator_path(a, 1, &conf, &vis);
     CHECK_NEAR(conf, 0.25, 1e-15);
