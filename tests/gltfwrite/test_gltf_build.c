@@ -343,8 +343,7 @@ static void test_images(const char *dir)
     /* 3 floats (0,0,0) as a base64 buffer */
     const char *json =
         "{\"asset\":{\"version\":\"2.0\"},"
-        "\"buffers\":[{\"byteLength\":12,\"uri\":\"data:application/octet-stream;base64,"
-        "AAAAAAAAAAAAAAAA\"}],"
+        "\"buffers\":[{\"byteLength\":12,\"uri\":\"geo.bin\"}],"
         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":12}],"
         "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"VEC3\","
         "\"min\":[0,0,0],\"max\":[0,0,0]}],"
@@ -355,6 +354,10 @@ static void test_images(const char *dir)
         "{\"uri\":\"data:application/octet-stream;base64,/9j/4EpGSUYA\"},{\"uri\":\"missing.png\"}],"
         "\"textures\":[{\"source\":0},{\"source\":1},{\"source\":2}],"
         "\"materials\":[{\"name\":\"m\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}]}";
+    char bin[4200];
+    snprintf(bin, sizeof bin, "%s/geo.bin", dir);
+    static const uint8_t zeros[12] = {0};
+    put_file(bin, zeros, sizeof zeros); /* an external buffer is merged into BIN too */
     snprintf(path, sizeof path, "%s/images.gltf", dir);
     put_file(path, json, strlen(json));
     snprintf(out, sizeof out, "%s/images.glb", dir);
@@ -405,6 +408,7 @@ static void test_images(const char *dir)
     unlink(out);
     unlink(path);
     unlink(img);
+    unlink(bin);
 }
 
 /* A document without binary data writes a GLB without a BIN chunk. */
