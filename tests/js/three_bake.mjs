@@ -12,7 +12,7 @@
 //
 // Usage: node three_bake.mjs [FILE...]  (env: SKF_BIN, SKF_DATA, SKF_SOURCE_DIR)
 // Exit 0 all agree, 1 a deviation over tolerance or an error, 77 three absent.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,7 +110,26 @@ function readPc2(file) {
 }
 
 // ---- the comparison ----
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'skf-three-'));
+// PC2 outputs on tmpfs when there is one (bake fsyncs its output)
+const tmp = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'skf-three-'));
+// Bakes run a few at a time ahead of the comparison (they wait on I/O and
+// process start-up more than on the CPU).
+const MAX_BAKES = 3;
+let running = 0;
+const queue = [];
+function bake(args) {
+  return new Promise((resolve) => {
+    const start = () => {
+      ++running;
+      execFile(bin, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+        --running;
+        if (queue.length) queue.shift()();
+        resolve({ error, stderr });
+      });
+    };
+    if (running < MAX_BAKES) start(); else queue.push(start);
+  });
+}
 let failed = false;
 const t0 = Date.now();
 const summary = [];
@@ -161,13 +180,14 @@ for (const file of files) {
   let fileWorst = 0, fileWorstAbs = 0, fileFrames = 0, where = '', motion = 0;
   const bbMin = [Infinity, Infinity, Infinity], bbMax = [-Infinity, -Infinity, -Infinity];
   const devs = []; // per clip: max abs deviation
+  const outs = info.clips.map((c, ci) => path.join(tmp, `${base}.${ci}.pc2`));
+  const baked = info.clips.map((c, ci) => bake(['bake', file, '--clip', c.name, '-o', outs[ci]]));
   for (let ci = 0; ci < info.clips.length; ++ci) {
     const c = info.clips[ci];
-    const out = path.join(tmp, `${base}.${ci}.pc2`);
-    try {
-      execFileSync(bin, ['bake', file, '--clip', c.name, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
-    } catch (e) {
-      console.log(`FAIL ${base} '${c.name}': skinfit bake failed: ${e.stderr}`);
+    const out = outs[ci];
+    const r = await baked[ci];
+    if (r.error) {
+      console.log(`FAIL ${base} '${c.name}': skinfit bake failed: ${r.stderr}`);
       failed = true;
       continue;
     }
