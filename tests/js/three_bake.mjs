@@ -10,7 +10,8 @@
 // "Clips and frames"). Tolerance: 1e-5 × the bounding-box diagonal of the
 // compared world positions, at every vertex of every frame.
 //
-// Usage: node three_bake.mjs [FILE...]  (env: SKF_BIN, SKF_DATA, SKF_SOURCE_DIR)
+// Usage: node three_bake.mjs [--fps F] [FILE...]  (env: SKF_BIN, SKF_DATA, SKF_SOURCE_DIR)
+// --fps F bakes and compares at F frames per second instead of each clip's key rate.
 // Exit 0 all agree, 1 a deviation over tolerance or an error, 77 three absent.
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,6 +46,12 @@ const { GLTFLoader } = await import(
 
 // ---- inputs ----
 let files = process.argv.slice(2);
+let forcedFps = 0;
+if (files[0] === '--fps') {
+  forcedFps = Number(files[1]);
+  files = files.slice(2);
+  if (!(forcedFps > 0)) { console.log('usage: three_bake.mjs [--fps F] [FILE...]'); process.exit(2); }
+}
 if (!files.length) {
   const walk = (d) => fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.glb') ? [path.join(d, e.name)] : []) : [];
@@ -181,7 +188,8 @@ for (const file of files) {
   const bbMin = [Infinity, Infinity, Infinity], bbMax = [-Infinity, -Infinity, -Infinity];
   const devs = []; // per clip: max abs deviation
   const outs = info.clips.map((c, ci) => path.join(tmp, `${base}.${ci}.pc2`));
-  const baked = info.clips.map((c, ci) => bake(['bake', file, '--clip', c.name, '-o', outs[ci]]));
+  const fpsArgs = forcedFps ? ['--fps', String(forcedFps)] : [];
+  const baked = info.clips.map((c, ci) => bake(['bake', file, '--clip', c.name, ...fpsArgs, '-o', outs[ci]]));
   for (let ci = 0; ci < info.clips.length; ++ci) {
     const c = info.clips[ci];
     const out = outs[ci];
@@ -198,11 +206,11 @@ for (const file of files) {
       failed = true;
       continue;
     }
-    if (ours.frames !== c.frames) {
+    if (!forcedFps && ours.frames !== c.frames) {
       console.log(`FAIL ${base} '${c.name}': ${ours.frames} frames baked, info says ${c.frames}`);
       failed = true;
     }
-    const fps = c.key_rate > 0 ? c.key_rate : 30;
+    const fps = forcedFps || (c.key_rate > 0 ? c.key_rate : 30);
     const clip = gltf.animations[ci];
     mixer.stopAllAction();
     const action = mixer.clipAction(clip);
@@ -250,6 +258,7 @@ for (const file of files) {
     `, largest motion ${(motion / diag).toFixed(3)} of diagonal, worst deviation ${fileWorstAbs.toExponential(3)} = ${fileWorst.toExponential(3)} of diagonal ${diag.toPrecision(5)}` +
     (where ? ` at ${where}` : '');
   console.log(line);
+  console.log('     per clip (of diagonal): ' + devs.map(([n, d]) => `${n.replace(/^.*\|/, '')} ${(d / diag).toExponential(1)}`).join(', '));
   summary.push(fileWorst);
 }
 fs.rmSync(tmp, { recursive: true, force: true });
