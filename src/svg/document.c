@@ -256,6 +256,14 @@ static skf_status add_path(loader *L, xmlNodePtr n, int group)
         return SKF_OK;
     }
     svgi_geom_transform(&g, m);
+    for (size_t k = 0; k < 6 * g.node_count; ++k) {
+        if (!(fabs(g.xy[k]) <= SVGI_MAX_COORD)) {
+            svgi_geom_release(&g);
+            return skf_fail(L->err, SKF_ERR_LIMIT,
+                            "%s: %s: coordinates beyond +-%g user units after transforms",
+                            L->name, place, SVGI_MAX_COORD);
+        }
+    }
     if (c->path_count == L->path_cap) {
         size_t cap = L->path_cap ? L->path_cap * 2 : 32;
         svgi_path *p = skf_realloc_array(c->paths, cap, sizeof *p);
@@ -328,6 +336,10 @@ static skf_status collect_group(loader *L, xmlNodePtr g, int gi, int pass, int d
                 double box[4];
                 bool found = false;
                 st = element_bbox(L, k, box, &found, depth + 1);
+                if (st == SKF_OK && found &&
+                    !(fabs(box[0]) <= SVGI_MAX_COORD && fabs(box[1]) <= SVGI_MAX_COORD &&
+                      fabs(box[2]) <= SVGI_MAX_COORD && fabs(box[3]) <= SVGI_MAX_COORD))
+                    found = false; /* out of range: ignored */
                 if (st == SKF_OK && found) {
                     /* later markers of the same joint win, as in Pose Animator */
                     L->groups[gi].kp[j][0] = 0.5 * (box[0] + box[2]);
@@ -506,6 +518,12 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
             st = element_bbox(&L, m, box, &found, 0);
         if (st != SKF_OK)
             break;
+        if (found && !(fabs(box[0]) <= SVGI_MAX_COORD && fabs(box[1]) <= SVGI_MAX_COORD &&
+                       fabs(box[2]) <= SVGI_MAX_COORD && fabs(box[3]) <= SVGI_MAX_COORD)) {
+            st = skf_fail(err, SKF_ERR_LIMIT, "%s: marker %s: coordinates beyond +-%g user units",
+                          name, skf_svg_joint_name(j), SVGI_MAX_COORD);
+            break;
+        }
         if (found) {
             c->has_joint[j] = true;
             c->joint[j][0] = 0.5 * (box[0] + box[2]);

@@ -60,6 +60,8 @@ static skf_status need_num(kctx *k, json_t *o, const char *key, const char *plac
     *out = json_number_value(v);
     if (!isfinite(*out))
         return bad(k, p, "not a finite number");
+    if (fabs(*out) > SVGI_MAX_COORD)
+        return bad(k, p, "beyond +-1e12");
     return SKF_OK;
 }
 
@@ -162,6 +164,8 @@ static skf_status parse_mediapipe(kctx *k, json_t *lm, const char *place, skf_sv
                 continue;
             f->xy[j][0] = x * k->width;
             f->xy[j][1] = y * k->height;
+            if (!(fabs(f->xy[j][0]) <= SVGI_MAX_COORD && fabs(f->xy[j][1]) <= SVGI_MAX_COORD))
+                return bad(k, q, "beyond +-1e12 after scaling by width/height");
             f->score[j] = s;
             have[j] = true;
         }
@@ -203,6 +207,10 @@ static skf_status parse_face(kctx *k, json_t *face, const char *place, skf_svg_p
                 return bad(k, q, "expected a number");
             }
             f->face_xy[i / 2][i % 2] = json_number_value(v);
+            if (!(fabs(json_number_value(v)) <= SVGI_MAX_COORD)) {
+                snprintf(q, sizeof q, "%s.positions[%d]", place, i);
+                return bad(k, q, "beyond +-1e12");
+            }
         }
     } else {
         json_t *arr = mesh ? mesh : kps ? kps : lms;
@@ -243,6 +251,8 @@ static skf_status parse_face(kctx *k, json_t *face, const char *place, skf_svg_p
             }
             f->face_xy[jj][0] = x * sx;
             f->face_xy[jj][1] = y * sy;
+            if (!(fabs(f->face_xy[jj][0]) <= SVGI_MAX_COORD && fabs(f->face_xy[jj][1]) <= SVGI_MAX_COORD))
+                return bad(k, r, "beyond +-1e12");
         }
     }
     f->has_face = true;

@@ -6,6 +6,10 @@
 
 #include <libxml/tree.h>
 
+/* Coordinates (root space, keypoints) are limited to +-1e12 user units so
+ * squared distances and sums stay finite. */
+#define SVGI_MAX_COORD 1e12
+
 /* 2D affine transform [a b c d e f]: x' = a x + c y + e, y' = b x + d y + f
  * (SVG's matrix(a,b,c,d,e,f) order). */
 typedef double svgi_affine[6];

@@ -210,6 +210,21 @@ int main(void)
     free(svg);
     free(deep);
 
+    /* coordinates beyond +-1e12 are refused (no inf / NaN downstream) */
+    svg = svgt_synthetic_svg("<path id=\"far\" d=\"M1e300,0 L0,0\"/>", NULL);
+    st = skf_svg_load_memory(svg, strlen(svg), "far.svg", NULL, &c, NULL, &err);
+    printf("huge coordinates: %s\n", err.message);
+    CHECK(st == SKF_ERR_LIMIT && strstr(err.message, "path#far"));
+    free(svg);
+    {
+        skf_svg_poses p;
+        const char *j = "[{\"score\": 1, \"keypoints\": [{\"part\": \"leftWrist\", \"score\": 1, "
+                        "\"position\": {\"x\": 1e300, \"y\": 0}}]}]";
+        CHECK(skf_svg_poses_parse(j, strlen(j), "far.json", 10, 10, &p, &err) == SKF_ERR_FORMAT);
+        printf("huge keypoint: %s\n", err.message);
+        CHECK(strstr(err.message, "frames[0].keypoints[0].position.x: beyond") != NULL);
+    }
+
     /* a bone whose two markers coincide is an error, not NaN */
     svg = svgt_synthetic_svg("<path d=\"M0,0L1,1\"/>", NULL);
     char *at = strstr(svg, "id=\"leftElbow_1_\" cx=\"400\"");
