@@ -250,9 +250,12 @@ static skf_status add_path(loader *L, xmlNodePtr n, int group)
         svgi_geom_release(&g);
         return st;
     }
-    if (!svgi_affine_invert(inv, m)) {
+    bool invertible = svgi_affine_invert(inv, m);
+    for (int k = 0; k < 6 && invertible; ++k)
+        invertible = fabs(inv[k]) <= SVGI_MAX_COORD && fabs(m[k]) <= SVGI_MAX_COORD;
+    if (!invertible) {
         svgi_geom_release(&g);
-        skf_warn(L->w, "%s: %s: singular transform; left unchanged", L->name, place);
+        skf_warn(L->w, "%s: %s: singular or extreme transform; left unchanged", L->name, place);
         return SKF_OK;
     }
     svgi_geom_transform(&g, m);
