@@ -292,6 +292,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
 
     /* 2-4. Alternate weights and transforms. */
     size_t it = 0;
+    int stalled = 0;
     for (; it < iters; ++it) {
         if ((st = dc_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, err)))
             goto done;
@@ -325,7 +326,11 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             st = skf_fail(err, SKF_ERR_CANCELLED, "decompose: cancelled");
             goto done;
         }
-        if (gain < tol * best_rms || best_rms <= 1e-12 * (c.diag > 0 ? c.diag : 1)) {
+        /* Stop after 3 iterations in a row without a relative gain of tol
+         * (the K-sparse weight step is not strictly monotone: one bad step
+         * is often followed by good ones). */
+        stalled = gain < tol * best_rms ? stalled + 1 : 0;
+        if (stalled >= 3 || best_rms <= 1e-12 * (c.diag > 0 ? c.diag : 1)) {
             ++it;
             break;
         }

@@ -293,10 +293,72 @@ done:
     skf_meshseq_free(seq);
 }
 
+/* Acceptance 1b: a Quaternius clip baked from its artist rig (exact LBS) and
+ * decomposed with as many bones as the rig has weighted joints. */
+static void test_quaternius(void)
+{
+    const char *path = skf_test_data("quaternius/animals/Horse.glb");
+    if (!path) {
+        printf("quaternius data absent: skipped\n");
+        return;
+    }
+    skf_error err;
+    skf_gltf *doc = NULL;
+    skf_rig *rig = NULL;
+    skf_clip *clip = NULL;
+    skf_meshseq *seq = NULL;
+    double *rest = NULL;
+    skf_pose pose;
+    memset(&pose, 0, sizeof pose);
+    int anim;
+    if (skf_gltf_load(path, &doc, NULL, &err) || (anim = skf_gltf_find_animation(doc, "Walk")) < 0 ||
+        skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) || skf_clip_from_gltf(doc, anim, &clip, &err) ||
+        skf_rig_bake(rig, clip, 0, 0, NULL, &seq, &err) || skf_pose_init(&pose, rig, &err)) {
+        CHECK_MSG(0, "%s", err.message);
+        goto out;
+    }
+    rest = malloc(rig->vertex_count * 3 * sizeof *rest);
+    skf_pose_eval(rig, NULL, 0, &pose);
+    skf_skin(rig, &pose, rest, 0);
+    size_t weighted = 0;
+    for (size_t i = 0; i < rig->joint_count; ++i)
+        weighted += rig->joints[i].has_weight;
+    skf_decompose_options o = {.bone_count = weighted, .max_iterations = 60, .tolerance = 1e-6};
+#if defined(__SANITIZE_ADDRESS__)
+    o.max_iterations = 10; /* ASan: same assertion, fewer alternations */
+#endif
+    skf_decomposition *d = NULL;
+    skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, rest,
+                                  seq->triangle_count, seq->triangles, &o, &d, &err);
+    CHECK_MSG(st == SKF_OK, "%s", err.message);
+    if (d) {
+        printf("Horse Walk (%zu vertices x %zu frames, %zu weighted joints): RMS %.4g = %.4f %% of "
+               "diagonal %.4g, max %.4f %%, %zu iterations\n",
+               d->vertex_count, d->frame_count, weighted, d->metrics.rms,
+               100 * d->metrics.rms / d->metrics.diagonal, d->metrics.diagonal,
+               d->metrics.max_error_pct, d->iterations);
+        CHECK(d->bone_count == weighted);
+        CHECK(d->metrics.rms <= 1e-3 * d->metrics.diagonal);
+        check_weights(d, "Horse");
+    }
+    skf_decomposition_free(d);
+out:
+    free(rest);
+    skf_pose_release(&pose);
+    skf_meshseq_free(seq);
+    skf_clip_free(clip);
+    skf_rig_free(rig);
+    skf_gltf_free(doc);
+}
+
 /* No argument: NNLS, cylinder, the bone-count error. "bones N": Bone_Anim
  * at N bones (separate ctest entries keep each under a minute in ASan). */
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "quaternius")) {
+        test_quaternius();
+        return skf_test_done();
+    }
     if (argc > 2 && !strcmp(argv[1], "bones")) {
         test_bone_anim(atoi(argv[2]));
         return skf_test_done();

@@ -107,7 +107,18 @@ static skf_status load_gltf_seq(const char *path, const char *clip_name, double 
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    memcpy(*rest, rig->rest_positions, rig->vertex_count * 3 * sizeof **rest);
+    {
+        /* The rest pose of the nodes (no clip), skinned: world space like the
+         * baked frames, so any scale on the armature is shared (the bind
+         * pose is in mesh space, which a rigid bone cannot map to a scaled
+         * armature's world). */
+        skf_pose pose;
+        if ((st = skf_pose_init(&pose, rig, err)))
+            goto done;
+        skf_pose_eval(rig, NULL, 0, &pose);
+        skf_skin(rig, &pose, *rest, 0);
+        skf_pose_release(&pose);
+    }
     (*out)->start_time = 0;
 done:
     if (st) {
