@@ -21,7 +21,10 @@
 #define SKINFIT_RENDER_H
 
 #include "skinfit/base.h"
+#include "skinfit/gltf.h"
 #include "skinfit/image.h"
+#include "skinfit/solve.h"
+#include "skinfit/transfer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,6 +144,75 @@ void skf_renderer_project(const skf_renderer *r, size_t panel, const double p[3]
  * background, silhouette, text, and every colormap bin at 8 shading levels.
  * Returns the count written (<= max). */
 size_t skf_render_reserved_colors(uint32_t *out, size_t max);
+
+/* ---- heat-map scenes from rigs (src/render/render_clip.c) -----------------
+ *
+ * A clip of the source (artist) document played on its welded skin-0 rig is
+ * the ground truth (panel 0). Each rig added becomes one panel: its welded
+ * surface skinned with per-frame transforms T_i (solve.h 3x4 layout, bind →
+ * world) and, per vertex, the error ‖s − u‖ computed by skf_quality_add_frame
+ * (solve.h) — the routine behind every reported metric — where u is the
+ * source surface carried onto the rig's welded vertices through the same
+ * alignment and correspondence the transfer uses (skf_align_surfaces,
+ * skf_correspond over every welded vertex, skf_correspondence_apply). The
+ * rig's surface is drawn in the source's world space (mapped by the
+ * alignment's target_to_source), errors stay in the rig's units and are shown
+ * as % of the rig's rest bounding-box diagonal (welded, bind space), as in the
+ * report. Frame f is at clip start + f / fps (skf_clip_frame_fps/_count). */
+
+typedef struct skf_render_clip skf_render_clip;
+
+/* Bake clip_name (matched like skf_gltf_find_animation: "Walk" finds
+ * "AnimalArmature|Walk") on source. fps <= 0: the clip's key rate. Errors:
+ * no skin, unknown clip (listing the available ones), no frames. source must
+ * outlive the object. */
+skf_status skf_render_clip_new(const skf_gltf *source, const char *clip_name, double fps,
+                               skf_render_clip **out, skf_warnings *warnings, skf_error *err);
+void skf_render_clip_free(skf_render_clip *c);
+
+size_t skf_render_clip_frame_count(const skf_render_clip *c);
+double skf_render_clip_fps(const skf_render_clip *c);
+const char *skf_render_clip_name(const skf_render_clip *c); /* as stored in the file */
+
+/* Add a panel for rig_doc (its skin 0) given solved transforms [F*B*12]
+ * (B = the rig's joint count, F = frame count). alignment: the transfer's
+ * (skf_transfer_get_info), or NULL to align here with default options. */
+skf_status skf_render_clip_add_transforms(skf_render_clip *c, const char *label,
+                                          const skf_gltf *rig_doc, const skf_alignment *alignment,
+                                          const double *transforms, skf_warnings *warnings,
+                                          skf_error *err);
+
+/* Solve the clip onto rig_doc with the transfer pipeline (skf_transfer_new +
+ * skf_transfer_run_clip, free mode, no control) and add its panel. With
+ * rig_doc = the source this is the control run. opt may be NULL. */
+skf_status skf_render_clip_add_solved(skf_render_clip *c, const char *label,
+                                      const skf_gltf *rig_doc, const skf_transfer_options *opt,
+                                      skf_warnings *warnings, skf_error *err);
+
+/* Read the clip of the same name baked into rig_doc (e.g. by skinfit
+ * transfer), evaluate it with lbs.h at the same frame times (relative to that
+ * clip's start) and add its panel; the transforms are the joint matrices
+ * joint_to_world × mesh_to_joint. Errors: rig_doc has no such clip. */
+skf_status skf_render_clip_add_baked(skf_render_clip *c, const char *label,
+                                     const skf_gltf *rig_doc, skf_warnings *warnings,
+                                     skf_error *err);
+
+/* The scene: panel 0 the ground truth, panel k >= 1 rig k-1 (silhouette on).
+ * Valid until the next add or free. */
+const skf_render_scene *skf_render_clip_scene(const skf_render_clip *c);
+
+size_t skf_render_clip_rig_count(const skf_render_clip *c);
+/* Rig r's figures over all frames, from skf_quality_result (quality against
+ * the rig's rest surface, errors in % of its diagonal). */
+skf_quality skf_render_clip_rig_quality(const skf_render_clip *c, size_t rig);
+/* Rig r's per-vertex errors of frame f ([welded vertex count], scene units of
+ * the rig), its welded rest diagonal, and per-frame max error in %. */
+const double *skf_render_clip_rig_errors(const skf_render_clip *c, size_t rig, size_t frame,
+                                         size_t *vertex_count);
+double skf_render_clip_rig_diagonal(const skf_render_clip *c, size_t rig);
+double skf_render_clip_rig_frame_max_pct(const skf_render_clip *c, size_t rig, size_t frame);
+/* The frame with the largest error of any rig (0 when there is no rig). */
+size_t skf_render_clip_worst_frame(const skf_render_clip *c);
 
 /* ---- output (src/render/render_output.c) ---------------------------------- */
 

@@ -1,0 +1,285 @@
+/* skinfit render --source ARTIST.glb --clip NAME --rig RIG.glb[=LABEL]... -o OUT.png|OUT.gif
+ * Heat-map panels: the artist's clip (ground truth), then one panel per rig —
+ * solved on the fly with the transfer pipeline (--rig) or read from a baked
+ * clip (--baked) — drawn as a dark silhouette of the ground truth under the
+ * rig's surface coloured by per-vertex error (the report's metric routine). */
+#include "cli.h"
+
+#include "skinfit/gltf.h"
+#include "skinfit/render.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: skinfit render --source ARTIST.glb --clip NAME --rig RIG.glb[=LABEL]...\n"
+            "                      [--baked RIG.glb[=LABEL]]... [--frames all|LIST]\n"
+            "                      [--view side|front|top|three-quarter] [--size WxH]\n"
+            "                      [--fps F] [--supersample S] -o OUT.png|OUT.gif\n\n"
+            "Draw the artist's clip (left) and, per rig, the rig's surface coloured by\n"
+            "each vertex's error (blue 0 to red 3 %% of the diagonal or worse, bins of\n"
+            "0.25 %%) over a dark silhouette of the ground truth.\n\n"
+            "  --source FILE   the artist's rigged, animated glTF/GLB (skin 0)\n"
+            "  --clip NAME     clip to play ('Walk' finds 'AnimalArmature|Walk')\n"
+            "  --rig FILE      a rig of the same animal; the clip is transferred onto it\n"
+            "                  on the fly (free mode). Give the source itself for the\n"
+            "                  control run. '=LABEL' names the panel. Repeatable.\n"
+            "  --baked FILE    a rig whose file already holds the clip (e.g. the output of\n"
+            "                  'skinfit transfer'); evaluated as stored. Repeatable.\n"
+            "  --frames SPEC   'all' or a list like 0,5,10-12 (default: all for .gif,\n"
+            "                  the frame with the largest error for .png)\n"
+            "  --view V        side (default), front, top or three-quarter\n"
+            "  --size WxH      image size in pixels (default 320 per panel x 320); a .png\n"
+            "                  of several frames stacks them: W x (H * frames)\n"
+            "  --fps F         frames per second to sample (default: the clip's key rate)\n"
+            "  --supersample S S x S samples per pixel, 1..8 (default 4)\n"
+            "  -o OUT          .png or .gif (animated, one GIF frame per frame, looping)\n\n"
+            "Panels appear left to right in the order the rigs are given.\n");
+}
+
+typedef struct rig_arg {
+    char *path;
+    const char *label;
+    bool baked;
+} rig_arg;
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* "file.glb=Label" → path "file.glb", label "Label" (split at the last '='
+ * only when what follows has no '/'). */
+static bool split_rig(const char *arg, bool baked, rig_arg *out)
+{
+    out->path = strdup(arg);
+    out->label = NULL;
+    out->baked = baked;
+    if (!out->path)
+        return false;
+    char *eq = strrchr(out->path, '=');
+    if (eq && !strchr(eq, '/')) {
+        *eq = 0;
+        out->label = eq + 1;
+    }
+    return true;
+}
+
+static const char *basename_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    const char *source_path = NULL, *clip_name = NULL, *out_path = NULL, *frames_spec = NULL;
+    skf_render_options ro;
+    memset(&ro, 0, sizeof ro);
+    double fps = 0;
+    rig_arg rigs[SKF_RENDER_MAX_PANELS];
+    size_t nrigs = 0;
+    int rc = EXIT_OK;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            goto done;
+        }
+        static const char *const valued[] = {"--source", "--clip", "--rig", "--baked", "--frames",
+                                             "--view", "--size", "--fps", "--supersample", "-o"};
+        bool known = false;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
+            known |= !strcmp(a, valued[k]);
+        if (!known) {
+            rc = cli_usage_error("render", a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+            goto done;
+        }
+        if (i + 1 >= argc) {
+            rc = cli_usage_error("render", "%s needs a value", a);
+            goto done;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--source")) {
+            source_path = v;
+        } else if (!strcmp(a, "--clip")) {
+            clip_name = v;
+        } else if (!strcmp(a, "-o")) {
+            out_path = v;
+        } else if (!strcmp(a, "--frames")) {
+            frames_spec = v;
+        } else if (!strcmp(a, "--rig") || !strcmp(a, "--baked")) {
+            if (nrigs + 1 >= SKF_RENDER_MAX_PANELS) {
+                rc = cli_usage_error("render", "at most %d rigs", SKF_RENDER_MAX_PANELS - 1);
+                goto done;
+            }
+            if (!split_rig(v, !strcmp(a, "--baked"), &rigs[nrigs])) {
+                fprintf(stderr, "skinfit: out of memory\n");
+                rc = EXIT_BAD_INPUT;
+                goto done;
+            }
+            ++nrigs;
+        } else if (!strcmp(a, "--view")) {
+            if (!skf_render_view_parse(v, &ro.view)) {
+                rc = cli_usage_error("render", "--view: '%s' is not side, front, top or three-quarter", v);
+                goto done;
+            }
+        } else if (!strcmp(a, "--size")) {
+            int w, h;
+            char tail;
+            if (sscanf(v, "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > SKF_IMAGE_MAX_SIDE ||
+                h > SKF_IMAGE_MAX_SIDE) {
+                rc = cli_usage_error("render", "--size: '%s' is not WxH with 1..%d pixels per side", v,
+                                     SKF_IMAGE_MAX_SIDE);
+                goto done;
+            }
+            ro.width = w;
+            ro.height = h;
+        } else if (!strcmp(a, "--fps")) {
+            if (!parse_double(v, &fps) || fps <= 0 || fps > 1e4) {
+                rc = cli_usage_error("render", "--fps: '%s' is not a positive number", v);
+                goto done;
+            }
+        } else if (!strcmp(a, "--supersample")) {
+            double s;
+            if (!parse_double(v, &s) || s != floor(s) || s < 1 || s > 8) {
+                rc = cli_usage_error("render", "--supersample: '%s' is not an integer in 1..8", v);
+                goto done;
+            }
+            ro.supersample = (int)s;
+        }
+    }
+    if (!source_path) {
+        rc = cli_usage_error("render", "missing --source ARTIST.glb");
+        goto done;
+    }
+    if (!clip_name) {
+        rc = cli_usage_error("render", "missing --clip NAME");
+        goto done;
+    }
+    if (!out_path) {
+        rc = cli_usage_error("render", "missing -o OUT.png|OUT.gif");
+        goto done;
+    }
+    size_t ol = strlen(out_path);
+    bool gif = ol > 4 && !strcasecmp(out_path + ol - 4, ".gif");
+    if (!gif && !(ol > 4 && !strcasecmp(out_path + ol - 4, ".png"))) {
+        rc = cli_usage_error("render", "-o %s: the output must end in .png or .gif", out_path);
+        goto done;
+    }
+    if (skf_same_file(out_path, source_path)) {
+        fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    for (size_t r = 0; r < nrigs; ++r)
+        if (skf_same_file(out_path, rigs[r].path)) {
+            fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
+            rc = EXIT_BAD_INPUT;
+            goto done;
+        }
+    if (ro.width && ro.width / (int)(nrigs + 1) < 8) {
+        rc = cli_usage_error("render", "--size %dx%d: too narrow for %zu panels", ro.width, ro.height,
+                             nrigs + 1);
+        goto done;
+    }
+
+    skf_error err = {0};
+    skf_warnings w = {0};
+    skf_gltf *source = NULL, *docs[SKF_RENDER_MAX_PANELS] = {0};
+    skf_render_clip *clip = NULL;
+    size_t *frames = NULL, nframes = 0;
+    char title[256];
+    cli_progress prog;
+    skf_progress progress;
+    cli_progress_init(&prog, &progress);
+    skf_status st = skf_gltf_load(source_path, &source, &w, &err);
+    if (!st)
+        st = skf_render_clip_new(source, clip_name, fps, &clip, &w, &err);
+    for (size_t r = 0; !st && r < nrigs; ++r) {
+        bool is_source = skf_same_file(rigs[r].path, source_path);
+        const skf_gltf *doc = source;
+        if (!is_source || rigs[r].baked) {
+            st = skf_gltf_load(rigs[r].path, &docs[r], &w, &err);
+            doc = docs[r];
+        }
+        if (st)
+            break;
+        char label[256];
+        if (rigs[r].label)
+            snprintf(label, sizeof label, "%s", rigs[r].label);
+        else if (is_source && !rigs[r].baked)
+            snprintf(label, sizeof label, "artist rig (control)");
+        else
+            snprintf(label, sizeof label, "%s", basename_of(rigs[r].path));
+        skf_progress_report(&progress, (r + 0.5) / (nrigs + 1.0), "solving");
+        st = rigs[r].baked ? skf_render_clip_add_baked(clip, label, doc, &w, &err)
+                           : skf_render_clip_add_solved(clip, label, doc, NULL, &w, &err);
+    }
+    if (st)
+        goto fail;
+    size_t F = skf_render_clip_frame_count(clip);
+    if (frames_spec) {
+        if ((st = skf_render_parse_frames(frames_spec, F, &frames, &nframes, &err))) {
+            rc = cli_usage_error("render", "--frames: %s", err.message);
+            goto cleanup;
+        }
+    } else if (gif) {
+        if ((st = skf_render_parse_frames("all", F, &frames, &nframes, &err)))
+            goto fail;
+    } else {
+        frames = skf_malloc(sizeof *frames);
+        if (!frames) {
+            st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        frames[0] = skf_render_clip_worst_frame(clip);
+        nframes = 1;
+    }
+    {
+        const char *cn = skf_render_clip_name(clip);
+        const char *bar = strrchr(cn, '|');
+        snprintf(title, sizeof title, "%s · %s", basename_of(source_path), bar ? bar + 1 : cn);
+        ro.title = title;
+    }
+    st = skf_render_write(skf_render_clip_scene(clip), &ro, frames, nframes, skf_render_clip_fps(clip),
+                          out_path, &progress, &err);
+    if (st)
+        goto fail;
+    cli_progress_finish(&prog);
+    cli_print_warnings(&w);
+    for (size_t r = 0; r < skf_render_clip_rig_count(clip); ++r) {
+        skf_quality q = skf_render_clip_rig_quality(clip, r);
+        printf("%-28s quality %9.5f %%  mean %.5f %%  max %.5f %% of the diagonal\n",
+               skf_render_clip_scene(clip)->panels[r + 1].label, 100.0 * q.quality, q.mean_error_pct,
+               q.max_error_pct);
+    }
+    printf("wrote %s (%zu frame%s)\n", out_path, nframes, nframes == 1 ? "" : "s");
+    goto cleanup;
+fail:
+    cli_progress_finish(&prog);
+    cli_print_warnings(&w);
+    rc = cli_report_error(&err);
+cleanup:
+    skf_free(frames);
+    skf_render_clip_free(clip);
+    for (size_t r = 0; r < nrigs; ++r)
+        skf_gltf_free(docs[r]);
+    skf_gltf_free(source);
+    skf_warnings_release(&w);
+done:
+    for (size_t r = 0; r < nrigs; ++r)
+        free(rigs[r].path);
+    return rc;
+}
