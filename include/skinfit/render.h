@@ -174,13 +174,13 @@ size_t skf_render_clip_frame_count(const skf_render_clip *c);
 double skf_render_clip_fps(const skf_render_clip *c);
 const char *skf_render_clip_name(const skf_render_clip *c); /* as stored in the file */
 
-/* Add a panel for rig_doc (its skin 0) given solved transforms [F*B*12]
- * (B = the rig's joint count, F = frame count). alignment: the transfer's
- * (skf_transfer_get_info), or NULL to align here with default options. */
+/* Add a panel for rig_doc (its skin 0) given transforms [F*B*12] solved by
+ * a transfer session source → rig_doc (skf_transfer_clip.free_transforms or
+ * rotonly_transforms: B = the rig's joints, F = frames, the session's solve
+ * space). A fresh session over every welded vertex supplies the rest. */
 skf_status skf_render_clip_add_transforms(skf_render_clip *c, const char *label,
-                                          const skf_gltf *rig_doc, const skf_alignment *alignment,
-                                          const double *transforms, skf_warnings *warnings,
-                                          skf_error *err);
+                                          const skf_gltf *rig_doc, const double *transforms,
+                                          skf_warnings *warnings, skf_error *err);
 
 /* Solve the clip onto rig_doc with the transfer pipeline (skf_transfer_new +
  * skf_transfer_run_clip, free mode, no control) and add its panel. With
@@ -209,10 +209,79 @@ skf_quality skf_render_clip_rig_quality(const skf_render_clip *c, size_t rig);
  * the rig), its welded rest diagonal, and per-frame max error in %. */
 const double *skf_render_clip_rig_errors(const skf_render_clip *c, size_t rig, size_t frame,
                                          size_t *vertex_count);
+/* Rig r's displayed surface at frame f: [vertex_count*3] in the source's world. */
+const double *skf_render_clip_rig_positions(const skf_render_clip *c, size_t rig, size_t frame);
 double skf_render_clip_rig_diagonal(const skf_render_clip *c, size_t rig);
 double skf_render_clip_rig_frame_max_pct(const skf_render_clip *c, size_t rig, size_t frame);
+/* All frames' worst (mean = false) or mean (mean = true) vertex error in %: [F]. */
+const double *skf_render_clip_rig_frame_pct(const skf_render_clip *c, size_t rig, bool mean);
 /* The frame with the largest error of any rig (0 when there is no rig). */
 size_t skf_render_clip_worst_frame(const skf_render_clip *c);
+
+/* The artist rig against its own clip (the control run): the transfer
+ * session's source solver (skf_transfer_new with no target) solves every
+ * frame with skf_solver_clip from identities, as the session's control does.
+ * Must land in the colormap's zero bin. */
+skf_status skf_render_clip_add_control(skf_render_clip *c, const char *label, skf_error *err);
+
+/* ---- HTML report (src/render/html_report.c) -------------------------------
+ * One self-contained page (no network, no script): facts, per clip the
+ * quality table (rows in the order given: put the control first), a per-frame
+ * error plot as inline SVG, heat-map images embedded as base64 PNG data URIs;
+ * the command line and the library versions at the end. */
+
+typedef struct skf_html_run {      /* one row of a clip's quality table */
+    const char *rig;               /* e.g. "artist rig", "Horse_auto.glb" */
+    const char *mode;              /* "control", "free", "rotation-only" */
+    double quality;                /* fraction (1 = perfect) */
+    double mean_error_pct, max_error_pct;
+    double sweeps_per_frame;       /* < 0: not shown */
+    double seconds;                /* solve wall time; < 0: not shown */
+    const double *frame_max_pct;   /* [frames] per-frame worst vertex, or NULL */
+    const double *frame_mean_pct;  /* [frames] or NULL */
+} skf_html_run;
+
+typedef struct skf_html_clip {
+    const char *name;
+    size_t frames;
+    double fps;
+    const skf_html_run *runs;
+    size_t run_count;
+    const skf_image *images;       /* heat maps, embedded in order */
+    const char *const *captions;   /* [image_count] or NULL */
+    size_t image_count;
+} skf_html_clip;
+
+typedef struct skf_html_report {
+    const char *title;             /* NULL → "skinfit report" */
+    const char *const *facts;      /* fact_count pairs: name, value, name, value, ... */
+    size_t fact_count;
+    const skf_html_clip *clips;
+    size_t clip_count;
+    const char *command_line;      /* shown verbatim (escaped); may be NULL */
+} skf_html_report;
+
+/* Write the page atomically. Strings are HTML-escaped; non-finite numbers
+ * print as "n/a". */
+skf_status skf_render_html_report(const char *path, const skf_html_report *report,
+                                  skf_error *err);
+
+/* Join argv into one shell-quoted line (for skf_html_report.command_line).
+ * Returns an skf_malloc'ed string or NULL when out of memory. */
+char *skf_render_command_line(int argc, char *const *argv);
+
+/* The whole --html of `skinfit transfer` in one call: runs from each clip's
+ * control / free / rotation_only metrics (control first), facts from info,
+ * and per clip one heat-map image at the clip's worst frame: ground truth |
+ * control (re-solved by skf_render_clip_add_control) | target free (the
+ * clip's free_transforms) | target rotation-only (rotonly_transforms), each
+ * present run only. target may be NULL (control only). size_w/size_h: the
+ * image size (0 → 320 per panel × 320). */
+skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
+                                    const skf_gltf *target, const skf_transfer_info *info,
+                                    const skf_transfer_clip *clips, size_t clip_count,
+                                    const char *command_line, int size_w, int size_h,
+                                    skf_warnings *warnings, skf_error *err);
 
 /* ---- output (src/render/render_output.c) ---------------------------------- */
 

@@ -1,13 +1,19 @@
 /* Heat-map scenes: the artist's clip as ground truth and one panel per rig,
  * each vertex carrying the error the report measures. Every number here comes
- * from the library's own routines — the transfer session for the solve,
- * skf_align_surfaces / skf_correspond / skf_correspondence_apply for the
- * target surface, skf_solver_skin for the rig's surface and
- * skf_quality_add_frame for the per-vertex error — so a panel cannot drift
- * from the table. See render.h for the contract. */
+ * from the transfer session (skinfit/transfer.h): its welded rigs, solve
+ * space (each rig's world at bind pose), solvers (skf_solver_skin gives the
+ * rig's surface), correspondence (skf_correspondence_apply gives the target
+ * surface) and skf_quality_add_frame for the per-vertex error — the calls the
+ * session's own metrics make — so a panel cannot drift from the table. See
+ * render.h for the contract. */
 #include "skinfit/lbs.h"
 #include "skinfit/math.h"
 #include "skinfit/render.h"
+
+/* The transfer session's own fields (solve space, welded rigs, solvers,
+ * correspondence): the panels read them instead of re-deriving them, so the
+ * picture uses exactly the session's numbers. */
+#include "solve/transfer_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +28,7 @@ typedef struct rig_panel {
     double diagonal;
     skf_quality quality;
     double *frame_max_pct; /* [F] */
+    double *frame_mean_pct; /* [F] */
 } rig_panel;
 
 struct skf_render_clip {
@@ -29,8 +36,8 @@ struct skf_render_clip {
     char *name;
     size_t F;
     double fps;
-    skf_rig *src;          /* welded */
-    double *src_seq;       /* [F*Ns*3] */
+    skf_transfer *ctrl;    /* session source → (none): welded source rig, control solver */
+    double *src_seq;       /* [F*Ns*3] source world positions */
     skf_render_surface gt;
     rig_panel *rigs;
     size_t rig_count;
@@ -50,6 +57,7 @@ static void rig_panel_release(rig_panel *p)
     skf_free(p->positions);
     skf_free(p->errors);
     skf_free(p->frame_max_pct);
+    skf_free(p->frame_mean_pct);
     memset(p, 0, sizeof *p);
 }
 
@@ -62,31 +70,9 @@ void skf_render_clip_free(skf_render_clip *c)
     skf_free(c->rigs);
     skf_free(c->panels);
     skf_free(c->name);
-    skf_rig_free(c->src);
+    skf_transfer_free(c->ctrl);
     skf_free(c->src_seq);
     skf_free(c);
-}
-
-/* Skin 0 of doc, welded (the transfer works on welded rigs). */
-static skf_status welded_rig(const skf_gltf *doc, skf_rig **out, skf_warnings *warnings,
-                             skf_error *err)
-{
-    *out = NULL;
-    if (doc->skin_count == 0)
-        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins: no skin — not a rigged mesh",
-                        doc_name(doc));
-    skf_rig *raw;
-    skf_status st = skf_rig_from_gltf(doc, 0, NULL, &raw, warnings, err);
-    if (st)
-        return st;
-    if (raw->vertex_count == 0 || raw->triangle_count == 0) {
-        skf_rig_free(raw);
-        return skf_fail(err, SKF_ERR_ARGUMENT,
-                        "%s: skins[0]: no skinned triangle mesh uses the skin", doc_name(doc));
-    }
-    st = skf_rig_weld(raw, out, NULL, err);
-    skf_rig_free(raw);
-    return st;
 }
 
 static void clip_names(const skf_gltf *doc, char *buf, size_t size)
@@ -123,9 +109,12 @@ skf_status skf_render_clip_new(const skf_gltf *source, const char *clip_name, do
     skf_clip *clip = NULL;
     skf_pose pose;
     memset(&pose, 0, sizeof pose);
-    skf_status st = welded_rig(source, &c->src, warnings, err);
+    skf_transfer_options o;
+    memset(&o, 0, sizeof o);
+    skf_status st = skf_transfer_new(source, NULL, &o, &c->ctrl, warnings, err);
     if (st)
         goto fail;
+    const skf_rig *S = c->ctrl->src;
     if ((st = skf_clip_from_gltf(source, a, &clip, err)))
         goto fail;
     if (clip->channel_count == 0 || clip->total_keys == 0 ||
@@ -137,22 +126,23 @@ skf_status skf_render_clip_new(const skf_gltf *source, const char *clip_name, do
     c->fps = skf_clip_frame_fps(clip, fps);
     c->F = skf_clip_frame_count(clip, fps);
     c->name = skf_strdup(source->animations[a].name ? source->animations[a].name : clip_name);
-    size_t Ns = c->src->vertex_count;
+    size_t Ns = S->vertex_count;
     c->src_seq = skf_malloc_array(c->F * Ns, 3 * sizeof(double));
     if (!c->name || !c->src_seq) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory",
                       doc_name(source), c->F, Ns);
         goto fail;
     }
-    if ((st = skf_pose_init(&pose, c->src, err)))
+    /* the clip played on the source rig, as skf_transfer_run_clip plays it */
+    if ((st = skf_pose_init(&pose, S, err)))
         goto fail;
     for (size_t f = 0; f < c->F; ++f) {
-        skf_pose_eval(c->src, clip, clip->start + (double)f / c->fps, &pose);
-        skf_skin(c->src, &pose, c->src_seq + f * Ns * 3, 0);
+        skf_pose_eval(S, clip, clip->start + (double)f / c->fps, &pose);
+        skf_skin(S, &pose, c->src_seq + f * Ns * 3, 0);
     }
     skf_pose_release(&pose);
     skf_clip_free(clip);
-    c->gt = (skf_render_surface){Ns, c->src_seq, c->src->triangle_count, c->src->triangles};
+    c->gt = (skf_render_surface){Ns, c->src_seq, S->triangle_count, S->triangles};
     c->panels = skf_calloc(1, sizeof *c->panels);
     if (!c->panels) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
@@ -188,6 +178,11 @@ const double *skf_render_clip_rig_errors(const skf_render_clip *c, size_t rig, s
     return c->rigs[rig].errors + frame * c->rigs[rig].n;
 }
 
+const double *skf_render_clip_rig_positions(const skf_render_clip *c, size_t rig, size_t frame)
+{
+    return c->rigs[rig].positions + frame * c->rigs[rig].n * 3;
+}
+
 double skf_render_clip_rig_diagonal(const skf_render_clip *c, size_t rig)
 {
     return c->rigs[rig].diagonal;
@@ -196,6 +191,11 @@ double skf_render_clip_rig_diagonal(const skf_render_clip *c, size_t rig)
 double skf_render_clip_rig_frame_max_pct(const skf_render_clip *c, size_t rig, size_t frame)
 {
     return c->rigs[rig].frame_max_pct[frame];
+}
+
+const double *skf_render_clip_rig_frame_pct(const skf_render_clip *c, size_t rig, bool mean)
+{
+    return mean ? c->rigs[rig].frame_mean_pct : c->rigs[rig].frame_max_pct;
 }
 
 size_t skf_render_clip_worst_frame(const skf_render_clip *c)
@@ -229,86 +229,70 @@ static skf_status rebuild_panels(skf_render_clip *c, skf_error *err)
     return SKF_OK;
 }
 
-skf_status skf_render_clip_add_transforms(skf_render_clip *c, const char *label,
-                                          const skf_gltf *rig_doc, const skf_alignment *alignment,
-                                          const double *transforms, skf_warnings *warnings,
-                                          skf_error *err)
+/* One rig panel: per frame s = the solver's skinning of T_f, u = the source
+ * frame carried by corr (NULL: u is the source frame itself — the control),
+ * errors from skf_quality_add_frame against rest; display positions are s
+ * mapped by t2s (NULL: identity) into the source's world. */
+typedef struct panel_source {
+    const skf_solver *solver;
+    size_t n, B;
+    const uint32_t *triangles;
+    size_t triangle_count;
+    const double *rest;
+    double diagonal;
+    const skf_correspondence *corr;
+    const double *s2t, *t2s;
+} panel_source;
+
+static skf_status add_panel(skf_render_clip *c, const char *label, const panel_source *ps,
+                            const double *transforms, skf_error *err)
 {
     if (c->rig_count + 1 >= SKF_RENDER_MAX_PANELS)
         return skf_fail(err, SKF_ERR_LIMIT, "render: more than %d rigs", SKF_RENDER_MAX_PANELS - 1);
+    size_t n = ps->n, F = c->F, Ns = c->gt.vertex_count;
     rig_panel g;
     memset(&g, 0, sizeof g);
-    skf_rig *T = NULL;
-    skf_solver *solver = NULL;
-    skf_correspondence corr;
-    memset(&corr, 0, sizeof corr);
-    double *s = NULL, *u = NULL;
-    const skf_rig *S = c->src;
-    skf_status st = welded_rig(rig_doc, &T, warnings, err);
-    if (st)
-        return st;
-    skf_alignment al;
-    if (alignment) {
-        al = *alignment;
-    } else {
-        st = skf_align_surfaces(S->rest_positions, S->vertex_count, S->triangles, S->triangle_count,
-                                T->rest_positions, T->vertex_count, T->triangles, T->triangle_count,
-                                NULL, &al, err);
-        if (st) {
-            skf_error_prefix(err, "%s vs %s", doc_name(c->source), doc_name(rig_doc));
-            goto done;
-        }
-    }
-    double source_to_target[16];
-    if (!skf_mat4_invert(source_to_target, al.target_to_source)) {
-        st = skf_fail(err, SKF_ERR_NUMERIC, "%s vs %s: alignment: singular similarity",
-                      doc_name(c->source), doc_name(rig_doc));
-        goto done;
-    }
-    if ((st = skf_correspond(S->rest_positions, S->vertex_count, S->triangles, S->triangle_count,
-                             T->rest_positions, T->vertex_count, &al, NULL, 0, &corr, err)))
-        goto done;
-    size_t n = T->vertex_count, B = T->joint_count, F = c->F;
-    if (corr.count != n) {
-        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: correspondence covers %zu of %zu vertices",
-                      doc_name(rig_doc), corr.count, n);
-        goto done;
-    }
-    skf_solve_rig sr = {n, T->rest_positions, T->weight_offsets, T->weight_joints, T->weights, B};
-    if ((st = skf_solver_new(&sr, NULL, &solver, err)))
-        goto done;
-    g.label = skf_strdup(label ? label : doc_name(rig_doc));
-    g.triangles = skf_malloc_array(T->triangle_count * 3, sizeof(uint32_t));
+    skf_status st = SKF_OK;
+    g.label = skf_strdup(label ? label : "rig");
+    g.triangles = skf_malloc_array(ps->triangle_count * 3, sizeof(uint32_t));
     g.positions = skf_malloc_array(F * n, 3 * sizeof(double));
     g.errors = skf_malloc_array(F * n, sizeof(double));
     g.frame_max_pct = skf_malloc_array(F, sizeof(double));
-    s = skf_malloc_array(n, 3 * sizeof(double));
-    u = skf_malloc_array(n, 3 * sizeof(double));
-    if (!g.label || !g.triangles || !g.positions || !g.errors || !g.frame_max_pct || !s || !u) {
-        st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory",
-                      doc_name(rig_doc), F, n);
+    g.frame_mean_pct = skf_malloc_array(F, sizeof(double));
+    double *s = skf_malloc_array(n, 3 * sizeof(double));
+    double *u = ps->corr ? skf_malloc_array(n, 3 * sizeof(double)) : NULL;
+    if (!g.label || !g.triangles || !g.positions || !g.errors || !g.frame_max_pct ||
+        !g.frame_mean_pct || !s ||
+        (ps->corr && !u)) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "render: %zu frames x %zu vertices: out of memory", F, n);
         goto done;
     }
-    memcpy(g.triangles, T->triangles, T->triangle_count * 3 * sizeof(uint32_t));
+    memcpy(g.triangles, ps->triangles, ps->triangle_count * 3 * sizeof(uint32_t));
     g.n = n;
-    g.tri_count = T->triangle_count;
-    g.diagonal = skf_bbox_diagonal(n, T->rest_positions);
+    g.tri_count = ps->triangle_count;
+    g.diagonal = ps->diagonal;
     skf_quality_acc clip_acc;
     skf_quality_init(&clip_acc, g.diagonal);
     for (size_t f = 0; f < F; ++f) {
-        skf_solver_skin(solver, transforms + f * B * 12, s);
-        skf_correspondence_apply(&corr, source_to_target, c->src_seq + f * S->vertex_count * 3, u);
+        skf_solver_skin(ps->solver, transforms + f * ps->B * 12, s);
+        const double *uf = c->src_seq + f * Ns * 3;
+        if (ps->corr) {
+            skf_correspondence_apply(ps->corr, ps->s2t, uf, u);
+            uf = u;
+        }
         skf_quality_acc fa;
         skf_quality_init(&fa, g.diagonal);
-        skf_quality_add_frame(&fa, n, s, u, T->rest_positions, g.errors + f * n);
-        g.frame_max_pct[f] = skf_quality_result(&fa).max_error_pct;
+        skf_quality_add_frame(&fa, n, s, uf, ps->rest, g.errors + f * n);
+        skf_quality fq = skf_quality_result(&fa);
+        g.frame_max_pct[f] = fq.max_error_pct;
+        g.frame_mean_pct[f] = fq.mean_error_pct;
         skf_quality_merge(&clip_acc, &fa);
         double *dst = g.positions + f * n * 3;
         for (size_t i = 0; i < n; ++i) {
-            if (al.identity)
-                memcpy(dst + 3 * i, s + 3 * i, 3 * sizeof(double));
+            if (ps->t2s)
+                skf_mat4_transform_point(dst + 3 * i, ps->t2s, s + 3 * i);
             else
-                skf_mat4_transform_point(dst + 3 * i, al.target_to_source, s + 3 * i);
+                memcpy(dst + 3 * i, s + 3 * i, 3 * sizeof(double));
         }
     }
     g.quality = skf_quality_result(&clip_acc);
@@ -327,15 +311,13 @@ done:
     rig_panel_release(&g);
     skf_free(s);
     skf_free(u);
-    skf_solver_free(solver);
-    skf_correspondence_release(&corr);
-    skf_rig_free(T);
     return st;
 }
 
-skf_status skf_render_clip_add_solved(skf_render_clip *c, const char *label,
-                                      const skf_gltf *rig_doc, const skf_transfer_options *opt,
-                                      skf_warnings *warnings, skf_error *err)
+/* A session source → rig_doc over every welded target vertex, at the clip's fps. */
+static skf_status session_for(const skf_render_clip *c, const skf_gltf *rig_doc,
+                              const skf_transfer_options *opt, skf_transfer **out,
+                              skf_warnings *warnings, skf_error *err)
 {
     skf_transfer_options o;
     memset(&o, 0, sizeof o);
@@ -345,8 +327,57 @@ skf_status skf_render_clip_add_solved(skf_render_clip *c, const char *label,
     o.no_control = true;
     o.fps = c->fps;
     o.max_constraints = 0; /* every welded vertex: the panel shows every vertex's error */
+    skf_status st = skf_transfer_new(c->source, rig_doc, &o, out, warnings, err);
+    if (st)
+        return st;
+    const skf_transfer *t = *out;
+    bool in_order = t->corr.count == t->tgt->vertex_count;
+    for (size_t i = 0; in_order && i < t->corr.count; ++i)
+        in_order = t->corr.target_vertex[i] == i;
+    if (!in_order) {
+        skf_transfer_free(*out);
+        *out = NULL;
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: the constraints do not cover the welded vertices in order",
+                        doc_name(rig_doc));
+    }
+    return SKF_OK;
+}
+
+static panel_source session_panel(const skf_transfer *t)
+{
+    panel_source ps = {t->tgt_solver,
+                       t->tgt->vertex_count,
+                       t->tgt->joint_count,
+                       t->tgt->triangles,
+                       t->tgt->triangle_count,
+                       t->con_rest,
+                       t->tgt_diag,
+                       &t->corr,
+                       t->align.identity ? NULL : t->source_to_target,
+                       t->align.identity ? NULL : t->align.target_to_source};
+    return ps;
+}
+
+skf_status skf_render_clip_add_transforms(skf_render_clip *c, const char *label,
+                                          const skf_gltf *rig_doc, const double *transforms,
+                                          skf_warnings *warnings, skf_error *err)
+{
     skf_transfer *t = NULL;
-    skf_status st = skf_transfer_new(c->source, rig_doc, &o, &t, warnings, err);
+    skf_status st = session_for(c, rig_doc, NULL, &t, warnings, err);
+    if (st)
+        return st;
+    panel_source ps = session_panel(t);
+    st = add_panel(c, label ? label : doc_name(rig_doc), &ps, transforms, err);
+    skf_transfer_free(t);
+    return st;
+}
+
+skf_status skf_render_clip_add_solved(skf_render_clip *c, const char *label,
+                                      const skf_gltf *rig_doc, const skf_transfer_options *opt,
+                                      skf_warnings *warnings, skf_error *err)
+{
+    skf_transfer *t = NULL;
+    skf_status st = session_for(c, rig_doc, opt, &t, warnings, err);
     if (st)
         return st;
     skf_transfer_clip tc;
@@ -356,10 +387,8 @@ skf_status skf_render_clip_add_solved(skf_render_clip *c, const char *label,
         st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: clip '%s': solved %zu frames, expected %zu",
                       doc_name(rig_doc), c->name, tc.frames, c->F);
     if (!st) {
-        skf_transfer_info info;
-        skf_transfer_get_info(t, &info);
-        st = skf_render_clip_add_transforms(c, label, rig_doc, &info.alignment, tc.free_transforms,
-                                            warnings, err);
+        panel_source ps = session_panel(t);
+        st = add_panel(c, label ? label : doc_name(rig_doc), &ps, tc.free_transforms, err);
     }
     skf_transfer_clip_release(&tc);
     skf_transfer_free(t);
@@ -377,32 +406,64 @@ skf_status skf_render_clip_add_baked(skf_render_clip *c, const char *label,
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no baked clip named '%s' (available: %s)",
                         doc_name(rig_doc), c->name, names);
     }
-    skf_rig *rig = NULL;
+    skf_transfer *t = NULL;
     skf_clip *clip = NULL;
     skf_pose pose;
     memset(&pose, 0, sizeof pose);
     double *T = NULL;
-    skf_status st = welded_rig(rig_doc, &rig, warnings, err);
+    skf_status st = session_for(c, rig_doc, NULL, &t, warnings, err);
     if (!st)
         st = skf_clip_from_gltf(rig_doc, a, &clip, err);
     if (!st)
-        st = skf_pose_init(&pose, rig, err);
+        st = skf_pose_init(&pose, t->tgt, err);
+    double world_to_mesh[16];
+    if (!st && !skf_mat4_invert(world_to_mesh, t->tgt_mesh_to_world))
+        st = skf_fail(err, SKF_ERR_NUMERIC, "%s: the skinned mesh node's transform is singular",
+                      doc_name(rig_doc));
     if (!st) {
-        size_t B = rig->joint_count;
+        size_t B = t->tgt->joint_count;
         T = skf_malloc_array(c->F * B, 12 * sizeof(double));
         if (!T)
             st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
         for (size_t f = 0; !st && f < c->F; ++f) {
-            skf_pose_eval(rig, clip, clip->start + (double)f / c->fps, &pose);
-            for (size_t i = 0; i < B; ++i)
-                skf_transform34_from_mat4(pose.mesh_to_world + 16 * i, T + (f * B + i) * 12);
+            skf_pose_eval(t->tgt, clip, clip->start + (double)f / c->fps, &pose);
+            for (size_t i = 0; i < B; ++i) {
+                /* glTF skinning matrix (mesh → world) into the session's solve
+                 * space (rest_world → world) */
+                double m[16];
+                skf_mat4_mul(m, pose.mesh_to_world + 16 * i, world_to_mesh);
+                skf_transform34_from_mat4(m, T + (f * B + i) * 12);
+            }
         }
     }
-    if (!st)
-        st = skf_render_clip_add_transforms(c, label, rig_doc, NULL, T, warnings, err);
+    if (!st) {
+        panel_source ps = session_panel(t);
+        st = add_panel(c, label ? label : doc_name(rig_doc), &ps, T, err);
+    }
     skf_free(T);
     skf_pose_release(&pose);
     skf_clip_free(clip);
-    skf_rig_free(rig);
+    skf_transfer_free(t);
+    return st;
+}
+
+skf_status skf_render_clip_add_control(skf_render_clip *c, const char *label, skf_error *err)
+{
+    const skf_transfer *t = c->ctrl;
+    const skf_rig *S = t->src;
+    size_t B = S->joint_count, F = c->F;
+    double *T = skf_malloc_array(F * B, 12 * sizeof(double));
+    if (!T)
+        return skf_fail(err, SKF_ERR_NOMEM, "render: control: out of memory");
+    /* as the session's control: identity start, the session's source solver */
+    for (size_t i = 0; i < B; ++i)
+        skf_transform34_identity(T + i * 12);
+    skf_status st = skf_solver_clip(t->src_solver, F, c->src_seq, T, NULL, NULL, err);
+    if (!st) {
+        panel_source ps = {t->src_solver, S->vertex_count, B, S->triangles, S->triangle_count,
+                           t->src_rest_world, t->src_diag, NULL, NULL, NULL};
+        st = add_panel(c, label ? label : "artist rig (control)", &ps, T, err);
+    }
+    skf_free(T);
     return st;
 }

@@ -20,7 +20,8 @@ static void usage(FILE *f)
             "usage: skinfit render --source ARTIST.glb --clip NAME --rig RIG.glb[=LABEL]...\n"
             "                      [--baked RIG.glb[=LABEL]]... [--frames all|LIST]\n"
             "                      [--view side|front|top|three-quarter] [--size WxH]\n"
-            "                      [--fps F] [--supersample S] -o OUT.png|OUT.gif\n\n"
+            "                      [--fps F] [--supersample S] [--html REPORT.html]\n"
+            "                      -o OUT.png|OUT.gif\n\n"
             "Draw the artist's clip (left) and, per rig, the rig's surface coloured by\n"
             "each vertex's error (blue 0 to red 3 %% of the diagonal or worse, bins of\n"
             "0.25 %%) over a dark silhouette of the ground truth.\n\n"
@@ -28,7 +29,8 @@ static void usage(FILE *f)
             "  --clip NAME     clip to play ('Walk' finds 'AnimalArmature|Walk')\n"
             "  --rig FILE      a rig of the same animal; the clip is transferred onto it\n"
             "                  on the fly (free mode). Give the source itself for the\n"
-            "                  control run. '=LABEL' names the panel. Repeatable.\n"
+            "                  control run (its own rig solved against its own clip).\n"
+            "                  '=LABEL' names the panel. Repeatable.\n"
             "  --baked FILE    a rig whose file already holds the clip (e.g. the output of\n"
             "                  'skinfit transfer'); evaluated as stored. Repeatable.\n"
             "  --frames SPEC   'all' or a list like 0,5,10-12 (default: all for .gif,\n"
@@ -38,6 +40,9 @@ static void usage(FILE *f)
             "                  of several frames stacks them: W x (H * frames)\n"
             "  --fps F         frames per second to sample (default: the clip's key rate)\n"
             "  --supersample S S x S samples per pixel, 1..8 (default 4)\n"
+            "  --html FILE     also write a self-contained HTML page: each rig's quality\n"
+            "                  (control first), per-frame error plot, the heat map of the\n"
+            "                  frame with the largest error\n"
             "  -o OUT          .png or .gif (animated, one GIF frame per frame, looping)\n\n"
             "Panels appear left to right in the order the rigs are given.\n");
 }
@@ -82,9 +87,64 @@ static const char *basename_of(const char *p)
     return s ? s + 1 : p;
 }
 
+/* The --html page: one row per rig (control rows first), the worst frame's
+ * heat map. */
+static skf_status write_html(const char *path, const skf_render_clip *clip,
+                             const skf_render_options *ro, const char *source_path,
+                             const char *const *modes, int argc, char **argv, skf_error *err)
+{
+    const skf_render_scene *scene = skf_render_clip_scene(clip);
+    size_t R = skf_render_clip_rig_count(clip), F = skf_render_clip_frame_count(clip);
+    skf_html_run runs[SKF_RENDER_MAX_PANELS];
+    size_t n = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (size_t r = 0; r < R; ++r) {
+            bool control = !strcmp(modes[r], "control");
+            if (control != (pass == 0))
+                continue;
+            skf_quality q = skf_render_clip_rig_quality(clip, r);
+            runs[n++] = (skf_html_run){scene->panels[r + 1].label, modes[r], q.quality,
+                                       q.mean_error_pct, q.max_error_pct, -1, -1,
+                                       skf_render_clip_rig_frame_pct(clip, r, false),
+                                       skf_render_clip_rig_frame_pct(clip, r, true)};
+        }
+    size_t worst = skf_render_clip_worst_frame(clip);
+    skf_renderer *r = NULL;
+    skf_image img = {0};
+    skf_status st = skf_renderer_new(scene, ro, &r, err);
+    if (!st)
+        st = skf_image_init(&img, skf_renderer_width(r), skf_renderer_height(r), 0xFFFFFFFF, err);
+    if (!st)
+        st = skf_render_frame(r, worst, &img, NULL, err);
+    skf_renderer_free(r);
+    char *cmdline = st ? NULL : skf_render_command_line(argc + 1, argv - 1);
+    if (!st && !cmdline)
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
+    if (!st) {
+        char caption[256], frames[64], title[300];
+        const char *cn = skf_render_clip_name(clip);
+        snprintf(caption, sizeof caption,
+                 "frame %zu of %zu (largest vertex error): the artist's ground truth, then each "
+                 "rig's surface coloured by vertex error over the ground truth's dark silhouette",
+                 worst, F);
+        snprintf(frames, sizeof frames, "%zu at %.4g fps", F, skf_render_clip_fps(clip));
+        snprintf(title, sizeof title, "skinfit render: %s", basename_of(source_path));
+        const char *facts[] = {"source", source_path, "clip", cn, "frames", frames};
+        const char *captions[] = {caption};
+        skf_html_clip hc = {cn, F, skf_render_clip_fps(clip), runs, n, &img, captions, 1};
+        skf_html_report rep = {title, facts, 3, &hc, 1, cmdline};
+        st = skf_render_html_report(path, &rep, err);
+    }
+    skf_free(cmdline);
+    skf_image_release(&img);
+    return st;
+}
+
 int cmd_render(int argc, char **argv)
 {
     const char *source_path = NULL, *clip_name = NULL, *out_path = NULL, *frames_spec = NULL;
+    const char *html_path = NULL;
+    const char *modes[SKF_RENDER_MAX_PANELS];
     skf_render_options ro;
     memset(&ro, 0, sizeof ro);
     double fps = 0;
@@ -98,7 +158,8 @@ int cmd_render(int argc, char **argv)
             goto done;
         }
         static const char *const valued[] = {"--source", "--clip", "--rig", "--baked", "--frames",
-                                             "--view", "--size", "--fps", "--supersample", "-o"};
+                                             "--view", "--size", "--fps", "--supersample", "-o",
+                                             "--html"};
         bool known = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
             known |= !strcmp(a, valued[k]);
@@ -117,6 +178,8 @@ int cmd_render(int argc, char **argv)
             clip_name = v;
         } else if (!strcmp(a, "-o")) {
             out_path = v;
+        } else if (!strcmp(a, "--html")) {
+            html_path = v;
         } else if (!strcmp(a, "--frames")) {
             frames_spec = v;
         } else if (!strcmp(a, "--rig") || !strcmp(a, "--baked")) {
@@ -178,13 +241,13 @@ int cmd_render(int argc, char **argv)
         rc = cli_usage_error("render", "-o %s: the output must end in .png or .gif", out_path);
         goto done;
     }
-    if (skf_same_file(out_path, source_path)) {
+    if (skf_same_file(out_path, source_path) || (html_path && skf_same_file(html_path, source_path))) {
         fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
         rc = EXIT_BAD_INPUT;
         goto done;
     }
     for (size_t r = 0; r < nrigs; ++r)
-        if (skf_same_file(out_path, rigs[r].path)) {
+        if (skf_same_file(out_path, rigs[r].path) || (html_path && skf_same_file(html_path, rigs[r].path))) {
             fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
             rc = EXIT_BAD_INPUT;
             goto done;
@@ -224,8 +287,13 @@ int cmd_render(int argc, char **argv)
         else
             snprintf(label, sizeof label, "%s", basename_of(rigs[r].path));
         skf_progress_report(&progress, (r + 0.5) / (nrigs + 1.0), "solving");
-        st = rigs[r].baked ? skf_render_clip_add_baked(clip, label, doc, &w, &err)
-                           : skf_render_clip_add_solved(clip, label, doc, NULL, &w, &err);
+        modes[r] = rigs[r].baked ? "baked" : is_source ? "control" : "free";
+        if (rigs[r].baked)
+            st = skf_render_clip_add_baked(clip, label, doc, &w, &err);
+        else if (is_source)
+            st = skf_render_clip_add_control(clip, label, &err);
+        else
+            st = skf_render_clip_add_solved(clip, label, doc, NULL, &w, &err);
     }
     if (st)
         goto fail;
@@ -257,6 +325,8 @@ int cmd_render(int argc, char **argv)
                           out_path, &progress, &err);
     if (st)
         goto fail;
+    if (html_path && (st = write_html(html_path, clip, &ro, source_path, modes, argc, argv, &err)))
+        goto fail;
     cli_progress_finish(&prog);
     cli_print_warnings(&w);
     for (size_t r = 0; r < skf_render_clip_rig_count(clip); ++r) {
@@ -265,7 +335,8 @@ int cmd_render(int argc, char **argv)
                skf_render_clip_scene(clip)->panels[r + 1].label, 100.0 * q.quality, q.mean_error_pct,
                q.max_error_pct);
     }
-    printf("wrote %s (%zu frame%s)\n", out_path, nframes, nframes == 1 ? "" : "s");
+    printf("wrote %s (%zu frame%s)%s%s\n", out_path, nframes, nframes == 1 ? "" : "s",
+           html_path ? " and " : "", html_path ? html_path : "");
     goto cleanup;
 fail:
     cli_progress_finish(&prog);
