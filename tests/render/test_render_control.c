@@ -32,8 +32,13 @@ int main(void)
             skf_gltf_free(doc);
             continue;
         }
-        skf_render_options opt = {.width = 480, .height = 240};
-        CHECK(skf_renderer_new(skf_render_clip_scene(clip), &opt, &r, &err) == SKF_OK);
+        /* the control panel alone (with its ground-truth silhouette), as drawn
+         * in the full image: same renderer, one panel */
+        skf_render_scene one = *skf_render_clip_scene(clip);
+        one.panels += 1;
+        one.panel_count = 1;
+        skf_render_options opt = {.width = 280, .height = 240};
+        CHECK(skf_renderer_new(&one, &opt, &r, &err) == SKF_OK);
         if (!r) {
             skf_render_clip_free(clip);
             skf_gltf_free(doc);
@@ -41,7 +46,7 @@ int main(void)
         }
         int W = skf_renderer_width(r), H = skf_renderer_height(r), S = skf_renderer_supersample(r);
         int px, py, pw, ph;
-        skf_renderer_panel_rect(r, 1, &px, &py, &pw, &ph);
+        skf_renderer_panel_rect(r, 0, &px, &py, &pw, &ph);
         skf_image img;
         CHECK(skf_image_init(&img, W, H, 0, &err) == SKF_OK);
         uint8_t *cov = skf_malloc((size_t)W * H);
