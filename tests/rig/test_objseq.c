@@ -133,6 +133,31 @@ int main(void)
         CHECK(skf_obj_read(p, &x, &err) != SKF_OK && strstr(err.message, "byte 11"));
         printf("  %-26s -> %s\n", "NUL byte", err.message + strlen(tmp) + 1);
     }
+    /* a valid OBJ cut at every length: either reads (a prefix can be a
+     * valid OBJ) or fails naming the file and a line */
+    {
+        const char *full = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 -2.5e-3\nf 1/1 2/2 3/3 4/4\nf -1 -2 -3\n";
+        size_t ok = 0, bad = 0;
+        for (size_t cut = 0; cut <= strlen(full); ++cut) {
+            char text[256];
+            memcpy(text, full, cut);
+            text[cut] = 0;
+            snprintf(p, sizeof p, "%s/cut.obj", tmp);
+            write_text(p, text);
+            skf_meshseq *x = NULL;
+            skf_status st = skf_obj_read(p, &x, &err);
+            if (st == SKF_OK) {
+                ++ok;
+                CHECK(x && x->vertex_count >= 1);
+            } else {
+                ++bad;
+                CHECK_MSG(strstr(err.message, "cut.obj: line ") != NULL, "cut %zu: %s", cut, err.message);
+            }
+            skf_meshseq_free(x);
+        }
+        printf("  truncations: %zu read, %zu rejected with file and line\n", ok, bad);
+        CHECK(ok > 0 && bad > 0);
+    }
     /* zero frames: an empty folder; mismatched vertex counts between frames */
     char empty[300];
     snprintf(empty, sizeof empty, "%s/empty", tmp);
