@@ -17,9 +17,10 @@
  * (skinfit/math.h).
  *
  * Surface order: a rig for skin s concatenates, in increasing node index,
- * every node whose mesh >= 0 and skin == s, and within each node every
- * primitive in order whose mode is TRIANGLES (4), TRIANGLE_STRIP (5) or
- * TRIANGLE_FAN (6); points and lines primitives are not part of the surface.
+ * every node of the document (in a scene or not) whose mesh >= 0 and
+ * skin == s, and within each node every primitive in order whose mode is
+ * TRIANGLES (4), TRIANGLE_STRIP (5) or TRIANGLE_FAN (6); points and lines
+ * primitives are not part of the surface.
  * A primitive's vertices keep their accessor order. Meshes on nodes without
  * that skin (e.g. Quaternius eyes parented to a head joint) are NOT part of a
  * skinned surface; they form the "unskinned surface" (skin = -1), where each
@@ -109,7 +110,7 @@ typedef struct skf_rig_options {
  * component types, normalized integers mapped per the spec). Errors name the
  * document and the JSON path: a skinned primitive without JOINTS_0, a joint
  * index >= joint count with non-zero weight, non-finite data, a singular
- * inverse bind matrix, primitives of one mesh with different vertex-free
+ * inverse bind matrix, primitives of one mesh with different morph
  * target counts. An empty surface is not an error (vertex_count 0). */
 skf_status skf_rig_from_gltf(const skf_gltf *doc, int skin, const skf_rig_options *opt,
                              skf_rig **out, skf_warnings *warnings, skf_error *err);
