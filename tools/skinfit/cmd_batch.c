@@ -239,6 +239,11 @@ int cmd_batch(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
+#ifdef SKF_HAVE_MPI
+            fputs("MPI scale-out: built in\n", stdout);
+#else
+            fputs("MPI scale-out: not built in\n", stdout);
+#endif
             return EXIT_OK;
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             outdir = argv[++i];

@@ -85,7 +85,7 @@ static json_t *metrics_json(const skf_transfer_metrics *m, size_t frames, bool l
     return o;
 }
 
-skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err)
+json_t *tr_report_json(const tr_run *run)
 {
     json_t *root = json_object();
     const skf_transfer_info *in = &run->info;
@@ -125,6 +125,14 @@ skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err)
         json_array_append_new(clips, o);
     }
     json_object_set_new(root, "clips", clips);
+    return root;
+}
+
+skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err)
+{
+    json_t *root = tr_report_json(run);
+    if (!root)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(root);
     if (!text)

@@ -25,6 +25,8 @@ typedef struct tr_run {
 
 void tr_print_summary(FILE *out, const tr_run *run);
 void tr_print_table(FILE *out, const tr_run *run, bool per_frame);
+/* The JSON report as a tree (caller json_decref's it); NULL on allocation failure. */
+struct json_t *tr_report_json(const tr_run *run);
 /* Write the JSON report atomically; returns SKF_OK or fills err. */
 skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err);
 
