@@ -110,7 +110,7 @@ skf_status skf_autoweights_gltf(skf_gltf *doc, int skin, const skf_autoweights_o
                 if (!st)
                     st = skf_gltf_add_float_accessor(doc, wset, V, 4, 34962, false, &wa, err);
                 if (!st) {
-                    char jn[16], wn[16];
+                    char jn[32], wn[32];
                     snprintf(jn, sizeof jn, "JOINTS_%zu", s);
                     snprintf(wn, sizeof wn, "WEIGHTS_%zu", s);
                     json_object_set_new(attrs, jn, json_integer(ja));
@@ -118,7 +118,7 @@ skf_status skf_autoweights_gltf(skf_gltf *doc, int skin, const skf_autoweights_o
                 }
             }
             for (size_t s = sets; !st && s < 16; ++s) {
-                char jn[16], wn[16];
+                char jn[32], wn[32];
                 snprintf(jn, sizeof jn, "JOINTS_%zu", s);
                 snprintf(wn, sizeof wn, "WEIGHTS_%zu", s);
                 json_object_del(attrs, jn);
