@@ -128,6 +128,46 @@ int main(void)
         CHECK(heat > 5000);
         skf_image_release(&img);
     }
+    /* 3. skinfit transfer --html (autoweights rig, Walk) */
+    char rig[300], glb[300];
+    snprintf(rig, sizeof rig, "%s/auto.glb", dir);
+    snprintf(glb, sizeof glb, "%s/out.glb", dir);
+    snprintf(html, sizeof html, "%s/transfer.html", dir);
+    snprintf(cmd, sizeof cmd, "'%s' autoweights '%s' -o '%s' > /dev/null 2>&1", bin, horse, rig);
+    CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd,
+             "'%s' transfer --source '%s' --target '%s' --clip Walk -o '%s' --html '%s' > /dev/null 2>&1",
+             bin, horse, rig, glb, html);
+    CHECK(system(cmd) == 0);
+    CHECK(skf_read_file(html, 64 << 20, &page, &page_size, &err) == SKF_OK);
+    if (page) {
+        const char *ctl = strstr((char *)page, ">control<"), *fr = strstr((char *)page, ">free<");
+        CHECK(ctl && fr && ctl < fr); /* control row first */
+        CHECK(strstr((char *)page, "data:image/png;base64,") != NULL);
+        skf_free(page);
+    }
+    snprintf(shot, sizeof shot, "%s/transfer.png", dir);
+    lines = open_in_chromium(html, shot, 1280, 1200);
+    printf("transfer --html: %d console line(s)\n", lines);
+    CHECK(lines == 0);
+    CHECK(skf_png_read(shot, &img, &err) == SKF_OK);
+    if (img.pixels) {
+        size_t header = 0, heat = 0, hot = 0;
+        for (int y = 0; y < img.height; ++y)
+            for (int x = 0; x < img.width; ++x) {
+                const uint8_t *p = skf_image_at(&img, x, y);
+                header += is_rgb(p, 0xdd, 0xe3, 0xea);
+                int b = skf_colormap_classify(p);
+                heat += b == 0;
+                hot += b >= 1;
+            }
+        printf("transfer screenshot %dx%d: %zu table-header pixels, %zu zero-bin and %zu higher-bin "
+               "heat-map pixels\n", img.width, img.height, header, heat, hot);
+        CHECK(header > 2000);
+        CHECK(heat > 5000);
+        CHECK(hot > 500);
+        skf_image_release(&img);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0);
     return skf_test_done();

@@ -4,6 +4,7 @@
 #include "transfer_report.h"
 
 #include "skinfit/gltf.h"
+#include "skinfit/render.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,6 +24,7 @@ static void usage(FILE *out, bool control)
                 "  --fps F              sampling rate (default: each clip's key rate)\n"
                 "  --min-quality Q      exit 3 when a clip's quality is below Q percent\n"
                 "  --report FILE.json   write the report (schema: docs/transfer-report.md)\n"
+                "  --html FILE.html     write a self-contained HTML report (docs/render.md)\n"
                 "  --per-frame          print one row per frame too\n"
                 "  -h, --help           this help\n");
         return;
@@ -30,7 +32,8 @@ static void usage(FILE *out, bool control)
     fprintf(out,
             "usage: skinfit transfer --source ARTIST.glb --target RIG.glb (--clip NAME... | --all-clips)\n"
             "                        [--fps F] [--mode free|rotation-only|both] [--max-constraints N]\n"
-            "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n\n"
+            "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n"
+            "                        [--html REPORT.html]\n\n"
             "Plays each clip on the source rig, carries its surface onto the target's mesh\n"
             "(aligned automatically when the meshes differ) and solves the target's bone\n"
             "transforms frame by frame. OUT.glb is the target with the clips added as\n"
@@ -48,6 +51,8 @@ static void usage(FILE *out, bool control)
             "                       is below Q percent\n"
             "  -o, --output FILE    output GLB (written atomically)\n"
             "  --report FILE.json   write the report (schema: docs/transfer-report.md)\n"
+            "  --html FILE.html     write a self-contained HTML report: quality table, per-frame\n"
+            "                       error plots, heat maps (docs/render.md)\n"
             "  --per-frame          print one row per frame too\n"
             "  -h, --help           this help\n\n"
             "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
@@ -67,7 +72,7 @@ static bool parse_double(const char *s, double *out)
 int tr_command(int argc, char **argv, bool control_only)
 {
     const char *cmd = control_only ? "control" : "transfer";
-    const char *source = NULL, *target = NULL, *output = NULL, *report = NULL;
+    const char *source = NULL, *target = NULL, *output = NULL, *report = NULL, *html = NULL;
     const char **names = calloc((size_t)argc + 1, sizeof *names);
     size_t name_count = 0;
     bool all = false, per_frame = false, has_min = false;
@@ -115,6 +120,13 @@ int tr_command(int argc, char **argv, bool control_only)
                 goto out;
             }
             report = v;
+            ++i;
+        } else if (!strcmp(a, "--html")) { /* render engineer: skf_render_transfer_html */
+            if (!v) {
+                rc = cli_usage_error(cmd, "--html needs a file name");
+                goto out;
+            }
+            html = v;
             ++i;
         } else if (!control_only && !strcmp(a, "--source")) {
             if (!v) {
@@ -189,8 +201,8 @@ int tr_command(int argc, char **argv, bool control_only)
         rc = cli_usage_error(cmd, "--clip and --all-clips exclude each other");
         goto out;
     }
-    const char *outs[2] = {output, report};
-    for (int k = 0; k < 2; ++k) {
+    const char *outs[3] = {output, report, html};
+    for (int k = 0; k < 3; ++k) {
         if (!outs[k])
             continue;
         if (skf_same_file(outs[k], source) || (target && skf_same_file(outs[k], target))) {
@@ -268,6 +280,13 @@ int tr_command(int argc, char **argv, bool control_only)
         skf_warnings_release(&wwarn);
         if (!st && report)
             st = tr_write_report(report, &run, &err);
+        if (!st && html) {
+            char *line = skf_render_command_line(argc + 1, argv - 1);
+            st = line ? skf_render_transfer_html(html, sdoc, tdoc, &run.info, results, done, line, 0, 0,
+                                                 &warn, &err)
+                      : skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", html);
+            skf_free(line);
+        }
     }
     if (st) {
         rc = cli_report_error(&err);
@@ -278,6 +297,8 @@ int tr_command(int argc, char **argv, bool control_only)
             printf("wrote %s (%zu clip%s baked)\n", output, done, done == 1 ? "" : "s");
         if (report)
             printf("wrote %s\n", report);
+        if (html)
+            printf("wrote %s\n", html);
         if (has_min)
             for (size_t c = 0; c < done; ++c) {
                 double q = 100 * tr_gate_quality(&results[c], target != NULL);
