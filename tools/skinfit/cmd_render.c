@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -64,8 +65,8 @@ static bool parse_double(const char *s, double *out)
     return true;
 }
 
-/* "file.glb=Label" → path "file.glb", label "Label" (split at the last '='
- * only when what follows has no '/'). */
+/* "file.glb=Label" → path "file.glb", label "Label": split at the first '='
+ * unless the whole argument names an existing file. */
 static bool split_rig(const char *arg, bool baked, rig_arg *out)
 {
     out->path = strdup(arg);
@@ -73,8 +74,8 @@ static bool split_rig(const char *arg, bool baked, rig_arg *out)
     out->baked = baked;
     if (!out->path)
         return false;
-    char *eq = strrchr(out->path, '=');
-    if (eq && !strchr(eq, '/')) {
+    char *eq = strchr(out->path, '=');
+    if (eq && access(arg, F_OK) != 0) {
         *eq = 0;
         out->label = eq + 1;
     }
