@@ -21,6 +21,8 @@
 #include <omp.h>
 #include <string.h>
 
+#define INIT_FRAMES 32
+
 void skf_decomposition_free(skf_decomposition *d)
 {
     if (!d)
@@ -258,8 +260,31 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                       target);
         goto done;
     }
-    if ((st = dc_init_split(&c, target, labels, &B, d->transforms, err)))
-        goto done;
+    {
+        /* The clustering only seeds the alternation: on long animations it
+         * runs on at most INIT_FRAMES evenly spaced frames (first and last
+         * included), then every frame's cluster transforms are fitted. */
+        dc_ctx ci = c;
+        double *sub = NULL;
+        if (F > INIT_FRAMES) {
+            sub = skf_malloc_array(INIT_FRAMES * 3 * N, sizeof *sub);
+            if (!sub) {
+                st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
+                goto done;
+            }
+            for (size_t s = 0; s < INIT_FRAMES; ++s)
+                memcpy(sub + s * 3 * N, frames + (s * (F - 1) / (INIT_FRAMES - 1)) * 3 * N,
+                       3 * N * sizeof *sub);
+            ci.frames = sub;
+            ci.F = INIT_FRAMES;
+        }
+        st = dc_init_split(&ci, target, labels, &B, d->transforms, err);
+        if (!st && sub)
+            st = dc_fit_clusters(&c, B, labels, d->transforms, err);
+        skf_free(sub);
+        if (st)
+            goto done;
+    }
     d->bone_count = B;
     if (init == SKF_DECOMPOSE_INIT_SPLIT)
         d->init_bones = B;
@@ -303,7 +328,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             skf_solve_options so;
             memset(&so, 0, sizeof so);
             so.start = SKF_SOLVE_START_WARM;
-            so.max_sweeps = 50;
+            so.max_sweeps = 5; /* warm-started: a few sweeps per alternation suffice */
             so.threads = opt.threads;
             st = skf_solver_new(&rig, &so, &solver, err);
         } else {
