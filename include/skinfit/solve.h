@@ -180,7 +180,10 @@ typedef struct skf_skeleton {
 
 typedef struct skf_rotonly_options {
     int max_iterations;     /* Levenberg–Marquardt iterations per frame; 0 → 100 */
-    double tolerance;       /* stop when an accepted step lowers E by < tolerance·N·diag²; 0 → 1e-14 */
+    double tolerance;       /* stop when the least-damped step of an iteration promises to lower E
+                               by < tolerance·N·diag²; 0 → 1e-18 (rms ~1e-9 of the diagonal:
+                               Gauss–Newton converges fast near the solution, and 1e-14 — the
+                               free mode's sweep test — left 1e-7 of the diagonal on a far start) */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {

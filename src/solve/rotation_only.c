@@ -301,7 +301,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     r->s = solver;
     r->B = B;
     r->max_it = (opt && opt->max_iterations > 0) ? opt->max_iterations : 100;
-    r->tol = (opt && opt->tolerance > 0) ? opt->tolerance : 1e-14;
+    r->tol = (opt && opt->tolerance > 0) ? opt->tolerance : 1e-18;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
@@ -441,6 +441,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         }
         bool accepted = false;
         double dec = 0;
+        bool first_try = true;
         while (lambda < 1e12) {
             memcpy(r->A, r->JtJ, P * P * sizeof(double));
             for (size_t k = 0; k < P; ++k) {
@@ -466,8 +467,11 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
                     jd += (k <= l ? r->JtJ[l * P + k] : r->JtJ[k * P + l]) * r->x[l];
                 pred -= r->x[k] * (r->Jtr[k] + 0.5 * jd);
             }
-            if (!(pred >= stop))
+            /* only the least-damped try of an iteration may declare
+             * convergence: a heavily damped step promises little anywhere */
+            if (first_try && !(pred >= stop))
                 break;
+            first_try = false;
             /* retraction, top-down with the OLD parent rotations */
             for (size_t i = 0; i < B; ++i) {
                 double Ex[9], tmp[9];
