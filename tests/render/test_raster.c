@@ -223,6 +223,26 @@ int main(void)
     CHECK(skf_renderer_new(&scene, &tiny, &bad, &err) == SKF_ERR_ARGUMENT);
     CHECK(skf_render_write(&scene, &opt, all, 1, 24, "/tmp/x.jpg", NULL, &err) == SKF_ERR_ARGUMENT);
 
+    /* every allocation failing in turn: SKF_ERR_NOMEM (or success), never a
+     * crash or a leak (ASan) */
+    size_t failures = 0;
+    for (size_t n = 1; n < 400; ++n) {
+        skf_renderer *fr = NULL;
+        skf_alloc_fail_from(n);
+        skf_status st = skf_renderer_new(&scene, &opt, &fr, &err);
+        if (!st)
+            st = skf_render_write(&scene, &opt, all, 2, 24, gif_path, NULL, &err);
+        skf_alloc_fail_from(0);
+        skf_renderer_free(fr);
+        if (st == SKF_OK)
+            break;
+        CHECK_MSG(st == SKF_ERR_NOMEM, "allocation %zu: %s", n, err.message);
+        ++failures;
+    }
+    printf("allocation failures handled: %zu\n", failures);
+    CHECK(failures > 10);
+    unlink(gif_path);
+
     skf_free(cov);
     skf_free(depth);
     skf_image_release(&img);
