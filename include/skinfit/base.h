@@ -82,6 +82,11 @@ char *skf_strdup(const char *s);
  * made since the last call. Process-wide: for tests only. */
 size_t skf_alloc_fail_from(size_t n);
 
+/* Test hook: the largest single request (bytes) seen by the wrappers since
+ * the last reset; reset clears it. Lets tests prove that a header claiming a
+ * huge count is refused before anything of that size is requested. */
+size_t skf_alloc_largest_request(bool reset);
+
 /* ---- progress / cancellation -----------------------------------------
  * Long operations take an optional skf_progress*. report may be NULL.
  * fraction in [0,1]; what is a short phase name. If report returns non-zero

@@ -7,6 +7,19 @@
 
 static atomic_size_t alloc_count;
 static atomic_size_t fail_from;
+static atomic_size_t largest_request;
+
+static void note_request(size_t bytes)
+{
+    size_t cur = atomic_load(&largest_request);
+    while (bytes > cur && !atomic_compare_exchange_weak(&largest_request, &cur, bytes)) {
+    }
+}
+
+size_t skf_alloc_largest_request(bool reset)
+{
+    return reset ? atomic_exchange(&largest_request, 0) : atomic_load(&largest_request);
+}
 
 static int should_fail(void)
 {
@@ -24,6 +37,7 @@ size_t skf_alloc_fail_from(size_t n)
 
 void *skf_malloc(size_t size)
 {
+    note_request(size);
     if (should_fail())
         return NULL;
     return malloc(size ? size : 1);
@@ -40,6 +54,7 @@ void *skf_calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
+    note_request(n * size);
     if (should_fail())
         return NULL;
     return calloc(n ? n : 1, size ? size : 1);
@@ -49,6 +64,7 @@ void *skf_realloc_array(void *p, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
+    note_request(n * size);
     if (should_fail())
         return NULL;
     size_t bytes = n * size;
