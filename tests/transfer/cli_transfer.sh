@@ -15,7 +15,7 @@ expect_rc() { # want rc description
 have_node=0; [ -d "$src/node_modules" ] && command -v node >/dev/null && have_node=1
 
 # inputs: the creature and its autoweights rig (no external data needed)
-"$bin" demo-asset -o creature.glb --vertices 3000 >/dev/null || { echo "demo-asset failed"; exit 1; }
+"$bin" demo-asset -o creature.glb --vertices 1500 >/dev/null || { echo "demo-asset failed"; exit 1; }
 "$bin" autoweights creature.glb -o aw.glb > out.txt 2> err.txt; expect_rc 0 $? "autoweights"
 "$bin" autoweights creature.glb -o aw8.glb --max-influences 8 --falloff 1 > out.txt 2> err.txt
 expect_rc 0 $? "autoweights K=8 P=1"
@@ -85,16 +85,16 @@ for c in transfer control autoweights demo; do "$bin" $c --help > out.txt 2> err
 
 # progress: on a terminal for runs over a second, never when stderr is a file
 if command -v script >/dev/null; then
-  script -qefc "'$bin' transfer --source creature.glb --target aw.glb --clip Walk --mode both --max-constraints 1500 -o p.glb >/dev/null" progress.txt >/dev/null 2>&1
+  script -qefc "'$bin' transfer --source creature.glb --target aw.glb --clip Walk --mode both --max-constraints 800 -o p.glb >/dev/null" progress.txt >/dev/null 2>&1
   if grep -q $'\r' progress.txt && grep -q '%' progress.txt; then ok "progress drawn on a terminal"; else bad "no progress on a terminal"; fi
-  "$bin" transfer --source creature.glb --target aw.glb --clip Walk --mode both --max-constraints 1500 -o p2.glb > /dev/null 2> err.txt
+  "$bin" transfer --source creature.glb --target aw.glb --clip Walk -o p2.glb > /dev/null 2> err.txt
   [ ! -s err.txt ] && ok "no progress when stderr is a file" || bad "stderr not empty: $(head -c 200 err.txt)"
 else
   echo "skip: progress (no 'script' tool)"
 fi
 
 # demo (README command 1)
-"$bin" demo -o demo_out > demo.txt 2> err.txt; expect_rc 0 $? "demo"
+"$bin" demo -o demo_out --vertices 1000 > demo.txt 2> err.txt; expect_rc 0 $? "demo"
 for f in creature.glb creature_autoweights.glb transfer.glb report.json; do
   [ -s "demo_out/$f" ] && ok "demo wrote $f" || bad "demo did not write $f"
 done

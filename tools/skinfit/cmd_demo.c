@@ -9,18 +9,20 @@
 #include "skinfit/transfer.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: skinfit demo [-o DIR]\n\n"
+            "usage: skinfit demo [-o DIR] [--vertices N]\n\n"
             "Builds the procedural creature (artist rig, clips Walk and Trot), makes a second\n"
             "rig of it with autoweights, and transfers both clips onto it, printing the\n"
             "table. Writes DIR/creature.glb, DIR/creature_autoweights.glb, DIR/transfer.glb\n"
             "and DIR/report.json.\n\n"
             "  -o, --output DIR   output folder (default out/; created)\n"
+            "  --vertices N       creature size, 500 .. 4000000 (default 5000)\n"
             "  -h, --help         this help\n");
 }
 
@@ -47,6 +49,7 @@ static int make_dirs(const char *dir)
 int cmd_demo(int argc, char **argv)
 {
     const char *cmd = "demo", *dir = "out";
+    skf_creature_options co = {0, 0};
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
@@ -55,6 +58,13 @@ int cmd_demo(int argc, char **argv)
             if (i + 1 >= argc)
                 return cli_usage_error(cmd, "%s needs a folder", argv[i]);
             dir = argv[++i];
+        } else if (!strcmp(argv[i], "--vertices")) {
+            char *end;
+            long n = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || *end || n < 500 || n > 4000000)
+                return cli_usage_error(cmd, "--vertices needs an integer in 500 .. 4000000");
+            co.vertices = (size_t)n;
+            ++i;
         } else {
             return cli_usage_error(cmd, "unknown argument '%s'", argv[i]);
         }
@@ -71,7 +81,7 @@ int cmd_demo(int argc, char **argv)
     skf_error err = {0};
     skf_warnings w = {0};
     skf_gltf *doc = NULL;
-    skf_status st = skf_creature_build(NULL, &doc, &err);
+    skf_status st = skf_creature_build(&co, &doc, &err);
     if (!st)
         st = skf_gltf_write_glb(doc, creature, &w, &err);
     skf_gltf_free(doc);
