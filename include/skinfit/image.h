@@ -75,13 +75,15 @@ skf_status skf_png_read(const char *path, skf_image *out, skf_error *err);
  * One global palette of 256 entries shared by all frames, chosen as:
  *   1. the caller's reserved colours, verbatim and first (e.g. the colormap's
  *      bin colours, the background, label text) — up to 128 of them;
- *   2. the remaining entries by median cut (Heckbert 1982) over the pixels of
+ *   2. all but one of the remaining entries by median cut (Heckbert 1982) over the pixels of
  *      all frames that are not exactly a reserved colour, on a 5-bit-per-channel
  *      histogram; the representative of each box is its count-weighted mean.
  * Each pixel maps to its nearest palette entry (squared RGB distance); a pixel
  * equal to a reserved colour therefore keeps that colour exactly. No dithering
  * (it would scatter colours across colormap bins). Alpha is ignored (GIF
- * frames are written opaque). The animation loops forever (NETSCAPE2.0
+ * frames are opaque). Frames after the first are stored as the rectangle of
+ * changed pixels, unchanged ones transparent (the last free palette entry),
+ * drawn over the previous frame. The animation loops forever (NETSCAPE2.0
  * extension, loop count 0). */
 typedef struct skf_gif_options {
     const uint32_t *reserved;   /* 0xRRGGBBAA colours kept exactly (alpha ignored); may be NULL */

@@ -8,8 +8,9 @@
  * text) and only the remaining entries are chosen by median cut over the other
  * pixels. No dithering: it would scatter pixels across bins.
  *
- * One global palette for all frames keeps colours steady between frames. The
- * file is encoded to memory and written atomically. */
+ * One global palette for all frames keeps colours steady between frames;
+ * frames after the first are written as changed rectangles with unchanged
+ * pixels transparent. The file is encoded to memory and written atomically. */
 #include "skinfit/image.h"
 
 #include <gif_lib.h>
@@ -248,7 +249,9 @@ skf_status skf_gif_write(const char *path, const skf_image *frames, size_t frame
     q.reserved_head = skf_malloc_array(CELLS, sizeof *q.reserved_head);
     q.cache = skf_malloc_array(CELLS, sizeof *q.cache);
     uint8_t *line = skf_malloc_array((size_t)w, 1);
-    if (!q.hist || !q.sum || !q.reserved_head || !q.cache || !line) {
+    uint8_t *idx = skf_malloc_array((size_t)w * (size_t)h, 2); /* this frame | previous frame */
+    if (!q.hist || !q.sum || !q.reserved_head || !q.cache || !line || !idx) {
+        skf_free(idx);
         quant_release(&q);
         skf_free(line);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory building the palette", path);
@@ -278,18 +281,21 @@ skf_status skf_gif_write(const char *path, const skf_image *frames, size_t frame
                 q.sum[3 * (size_t)cell + 2] += p[2];
             }
         }
-    median_cut(&q, 256 - q.reserved);
+    /* one entry stays free: the transparent index of the delta frames */
+    median_cut(&q, 255 - q.reserved);
     if (q.size == 0)
         q.palette[q.size++] = (GifColorType){0, 0, 0};
+    const int transparent = q.size;
     /* GIF colour tables have 2^k entries; pad with black. */
     int table = 2;
-    while (table < q.size)
+    while (table < q.size + 1)
         table *= 2;
     for (int i = q.size; i < table; ++i)
         q.palette[i] = (GifColorType){0, 0, 0};
 
     sink s = {0};
     int gerr = 0;
+    char where[64];
     const char *place = "header";
     GifFileType *gif = EGifOpen(&s, gif_out, &gerr);
     ColorMapObject *cmap = gif ? GifMakeMapObject(table, q.palette) : NULL;
@@ -307,24 +313,51 @@ skf_status skf_gif_write(const char *path, const skf_image *frames, size_t frame
             EGifPutExtensionBlock(gif, 3, loop) != GIF_OK || EGifPutExtensionTrailer(gif) != GIF_OK)
             goto gif_fail;
     }
+    /* Frame 0 whole; every later frame as the rectangle of pixels whose
+     * palette index changed, unchanged pixels inside it transparent (the
+     * previous frame shows through: disposal "do not dispose"). Static parts
+     * (labels, legend) then cost nothing after the first frame. */
+    size_t npx = (size_t)w * (size_t)h;
+    uint8_t *cur = idx, *prev = idx + npx;
     for (size_t f = 0; f < frame_count; ++f) {
-        static char where[64];
         snprintf(where, sizeof where, "frame %zu", f);
         place = where;
-        GraphicsControlBlock gcb = {DISPOSE_DO_NOT, false, delay_cs ? delay_cs[f] : 4,
-                                    NO_TRANSPARENT_COLOR};
-        GifByteType ext[4];
-        size_t n = EGifGCBToExtension(&gcb, ext);
-        if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) != GIF_OK ||
-            EGifPutImageDesc(gif, 0, 0, w, h, false, NULL) != GIF_OK)
-            goto gif_fail;
         for (int y = 0; y < h; ++y) {
             const uint8_t *row = frames[f].pixels + (size_t)y * frames[f].stride;
             for (int x = 0; x < w; ++x)
-                line[x] = (uint8_t)map_pixel(&q, row + 4 * (size_t)x);
-            if (EGifPutLine(gif, line, w) != GIF_OK)
+                cur[(size_t)y * (size_t)w + (size_t)x] = (uint8_t)map_pixel(&q, row + 4 * (size_t)x);
+        }
+        int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1;
+        if (f > 0) {
+            x0 = w, y0 = h, x1 = -1, y1 = -1;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    if (cur[(size_t)y * (size_t)w + (size_t)x] != prev[(size_t)y * (size_t)w + (size_t)x]) {
+                        x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+                        y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+                    }
+            if (x1 < 0)
+                x0 = y0 = x1 = y1 = 0; /* nothing changed: one transparent pixel */
+        }
+        GraphicsControlBlock gcb = {DISPOSE_DO_NOT, false, delay_cs ? delay_cs[f] : 4,
+                                    f > 0 ? transparent : NO_TRANSPARENT_COLOR};
+        GifByteType ext[4];
+        size_t n = EGifGCBToExtension(&gcb, ext);
+        int rw = x1 - x0 + 1, rh = y1 - y0 + 1;
+        if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) != GIF_OK ||
+            EGifPutImageDesc(gif, x0, y0, rw, rh, false, NULL) != GIF_OK)
+            goto gif_fail;
+        for (int y = y0; y <= y1; ++y) {
+            for (int x = x0; x <= x1; ++x) {
+                size_t i = (size_t)y * (size_t)w + (size_t)x;
+                line[x - x0] = f > 0 && cur[i] == prev[i] ? (uint8_t)transparent : cur[i];
+            }
+            if (EGifPutLine(gif, line, rw) != GIF_OK)
                 goto gif_fail;
         }
+        uint8_t *t = cur;
+        cur = prev;
+        prev = t;
     }
     GifFreeMapObject(cmap);
     cmap = NULL;
@@ -335,6 +368,7 @@ skf_status skf_gif_write(const char *path, const skf_image *frames, size_t frame
     }
     quant_release(&q);
     skf_free(line);
+    skf_free(idx);
     if (s.failed) {
         skf_free(s.data);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory encoding GIF", path);
@@ -353,6 +387,7 @@ gif_fail:;
         GifFreeMapObject(cmap);
     quant_release(&q);
     skf_free(line);
+    skf_free(idx);
     skf_free(s.data);
     if (s.failed)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %s: out of memory encoding GIF", path, place);
