@@ -309,6 +309,33 @@ const char *skf_transfer_clip_list(const skf_transfer *t)
     return b;
 }
 
+/* Maps a sub-step's [0,1] progress onto [lo, hi] of the clip's. */
+typedef struct sub_progress {
+    const skf_progress *outer;
+    double lo, hi;
+    const char *what;
+    skf_progress self;
+} sub_progress;
+
+static int sub_progress_cb(void *user, double fraction, const char *what)
+{
+    const sub_progress *p = user;
+    (void)what;
+    return skf_progress_report(p->outer, p->lo + (p->hi - p->lo) * fraction, p->what);
+}
+
+static const skf_progress *sub_progress_init(sub_progress *p, const skf_progress *outer, double lo, double hi,
+                                             const char *what)
+{
+    p->outer = outer;
+    p->lo = lo;
+    p->hi = hi;
+    p->what = what;
+    p->self.report = sub_progress_cb;
+    p->self.user = p;
+    return outer ? &p->self : NULL;
+}
+
 static void metrics_release(skf_transfer_metrics *m)
 {
     skf_free(m->frame_quality);
@@ -495,7 +522,9 @@ skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_tra
         for (size_t i = 0; i < Bs; ++i)
             skf_transform34_identity(Tc + i * 12);
         double c0 = now_seconds();
-        st = skf_solver_clip(t->src_solver, F, src_seq, Tc, stats, NULL, err);
+        sub_progress sp;
+        st = skf_solver_clip(t->src_solver, F, src_seq, Tc, stats,
+                             sub_progress_init(&sp, progress, 0.05, 0.3, "control solve"), err);
         out->control.solve_seconds = now_seconds() - c0;
         if (!st) {
             double sw = 0;
@@ -536,7 +565,9 @@ skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_tra
         for (size_t i = 0; i < B; ++i)
             skf_transform34_identity(out->free_transforms + i * 12);
         double f0 = now_seconds();
-        st = skf_solver_clip(t->tgt_solver, F, u, out->free_transforms, stats, NULL, err);
+        sub_progress sp;
+        st = skf_solver_clip(t->tgt_solver, F, u, out->free_transforms, stats,
+                             sub_progress_init(&sp, progress, 0.3, 0.6, "free solve"), err);
         out->free.solve_seconds = now_seconds() - f0;
         if (st) {
             skf_free(stats);
