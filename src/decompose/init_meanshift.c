@@ -12,7 +12,7 @@
  * Feature: the 9 rotation entries of S frames (≤ 16, evenly spaced),
  * scaled by 1/sqrt(S), so distances are the RMS over frames of ‖R_a − R_b‖_F.
  * Flat-kernel mean shift (bandwidth h) from ≤ 256 seeds over ≤ 2048 sample
- * triangles; modes closer than h/2 merge; modes that attract fewer than 1 %
+ * triangles; modes closer than h/2 merge; modes that attract fewer than 3 %
  * of the samples are dropped. Every triangle then joins its nearest mode and
  * every vertex the cluster most of its triangles belong to. The sampling
  * bounds the cost at O(seeds · samples · 9S) per iteration, independent of
@@ -192,7 +192,7 @@ skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, do
             break;
         size_t keep = 0;
         for (size_t q = 0; q < nm; ++q)
-            if (support[q] * 100 >= ns || nm == 1) {
+            if (support[q] * 33 >= ns || nm == 1) {
                 memmove(modes + keep * dim, modes + q * dim, dim * sizeof *modes);
                 ++keep;
             }
