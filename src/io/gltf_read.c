@@ -607,8 +607,9 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
 }
 
 /* Accessors without bufferView read as zeros and so are not bounded by the
- * file size; cap their count so callers' count*components allocations stay sane. */
-#define MAX_ZERO_ACCESSOR_COUNT ((size_t)1 << 24)
+ * file size; cap their values (count x components) so callers'
+ * count*components allocations stay sane (2^24 doubles = 128 MiB). */
+#define MAX_ZERO_ACCESSOR_VALUES ((size_t)1 << 24)
 
 static skf_status parse_accessors(parser *p, json_t *arr)
 {
@@ -673,11 +674,11 @@ static skf_status parse_accessors(parser *p, json_t *arr)
             if ((st = check_span(p, place, a->buffer_view, a->offset, a->count, stride, esize,
                                  "data")))
                 return st;
-        } else if (a->count > MAX_ZERO_ACCESSOR_COUNT) {
+        } else if (a->count > MAX_ZERO_ACCESSOR_VALUES / (size_t)a->components) {
             mkplace(pl, "%s.count", place);
             return fail(p, SKF_ERR_LIMIT, pl,
-                        "%zu elements without a bufferView exceeds the limit of %zu", a->count,
-                        MAX_ZERO_ACCESSOR_COUNT);
+                        "%zu elements of %d values without a bufferView exceed the limit of %zu "
+                        "values", a->count, a->components, MAX_ZERO_ACCESSOR_VALUES);
         }
         json_t *sparse;
         if ((st = get_object(p, o, "sparse", place, false, &sparse)))

@@ -239,6 +239,10 @@ static inline void corpus_build(corpus *c)
                 "{\"bufferView\":4,\"componentType\":5126,\"count\":1,",
                 "skins[0].inverseBindMatrices: accessors[4] has 1 matrices for 2 joints");
 
+    corpus_json(c, "zero-accessor-limit.glb", "\"count\":3,\"type\":\"VEC4\"}]",
+                "\"count\":3,\"type\":\"VEC4\"},{\"componentType\":5126,\"count\":1048577,"
+                "\"type\":\"MAT4\"}]", "accessors[7].count: 1048577 elements of 16 values");
+
     /* -- component type / type invalid for usage -- */
     corpus_json(c, "component-type-invalid.glb", "\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"",
                 "\"componentType\":5127,\"count\":4,\"type\":\"VEC3\"", "accessors[0].componentType");
