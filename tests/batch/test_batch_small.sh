@@ -17,9 +17,9 @@ cd "$work"
 printf 'glTF\002\000\000\000garbage' > corrupt.glb
 cat > jobs.json <<'J'
 {
-  "defaults": {"source": "creature.glb", "clips": "all", "fps": 6},
+  "defaults": {"source": "creature.glb", "clips": ["Walk"], "fps": 6},
   "jobs": [
-    {"name": "aw2-free", "target": "aw2.glb"},
+    {"name": "aw2-free", "target": "aw2.glb", "clips": "all"},
     {"name": "aw1-free", "target": "aw1.glb"},
     {"name": "aw2-walk-both", "target": "aw2.glb", "clips": ["Walk"], "mode": "both"},
     {"name": "self", "target": "creature.glb", "clips": ["Trot"]},
