@@ -121,7 +121,8 @@ static skf_status add_triangles(const skf_gltf *doc, size_t mesh, size_t prim, s
         *cap = c;
     }
 #define IDX(i) ((uint32_t)(base + (idx ? idx[i] : (uint32_t)(i))))
-    uint32_t *t = *tris + 3 * *ntri;
+    /* add == 0 with nothing allocated yet leaves *tris NULL (found by fuzz_gltf) */
+    uint32_t *t = add ? *tris + 3 * *ntri : NULL;
     for (size_t i = 0; i < add; ++i, t += 3) {
         if (p->mode == 4) {
             t[0] = IDX(3 * i);
