@@ -85,7 +85,7 @@ for c in transfer control autoweights demo; do "$bin" $c --help > out.txt 2> err
 
 # progress: on a terminal for runs over a second, never when stderr is a file
 if command -v script >/dev/null; then
-  script -qefc "'$bin' transfer --source creature.glb --target aw.glb --clip Walk --mode both --max-constraints 800 -o p.glb >/dev/null" progress.txt >/dev/null 2>&1
+  SKF_PROGRESS_DELAY=0 script -qefc "'$bin' transfer --source creature.glb --target aw.glb --clip Walk --mode both --max-constraints 800 -o p.glb >/dev/null" progress.txt >/dev/null 2>&1
   if grep -q $'\r' progress.txt && grep -q '%' progress.txt; then ok "progress drawn on a terminal"; else bad "no progress on a terminal"; fi
   "$bin" transfer --source creature.glb --target aw.glb --clip Walk -o p2.glb > /dev/null 2> err.txt
   [ ! -s err.txt ] && ok "no progress when stderr is a file" || bad "stderr not empty: $(head -c 200 err.txt)"

@@ -25,10 +25,14 @@ typedef struct cli_progress {
     double last_draw;
     int drawn;
     int tty;
+    double delay;   /* seconds before the first draw: 1, or $SKF_PROGRESS_DELAY (tests) */
 } cli_progress;
 void cli_progress_init(cli_progress *p, skf_progress *out);
 void cli_progress_finish(cli_progress *p);
 double cli_now(void);
+/* mkdir -p: create dir and its missing parents. 0 when dir exists as a
+ * folder afterwards, -1 (errno set) otherwise. */
+int cli_mkdir_p(const char *dir);
 /* Install SIGINT/SIGTERM handlers that unlink open temporaries and exit 130/143. */
 void cli_install_signal_handlers(void);
 

@@ -38,26 +38,6 @@ static const char usage[] =
     "Exit: 0 all jobs ok, 1 a job failed (the others still ran), 2 usage,\n"
     "3 a job's min_quality gate was not met.\n";
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; ++i) {
-        if (buf[i] == '/' || buf[i] == 0) {
-            char c = buf[i];
-            buf[i] = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            buf[i] = c;
-        }
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 static int default_threads(int jobs)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -285,7 +265,7 @@ int cmd_batch(int argc, char **argv)
         skf_batch_free(b);
         return r;
     }
-    if (mkdir_p(outdir) != 0) {
+    if (cli_mkdir_p(outdir) != 0) {
         fprintf(stderr, "skinfit: %s: cannot create the output folder: %s\n", outdir, strerror(errno));
         skf_batch_free(b);
         return EXIT_BAD_INPUT;

@@ -26,26 +26,6 @@ static void usage(FILE *out)
             "  -h, --help         this help\n");
 }
 
-static int make_dirs(const char *dir)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; ++i) {
-        if (buf[i] == '/' || buf[i] == 0) {
-            char c = buf[i];
-            buf[i] = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            buf[i] = c;
-        }
-    }
-    struct stat sb;
-    return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) ? 0 : -1;
-}
-
 int cmd_demo(int argc, char **argv)
 {
     const char *cmd = "demo", *dir = "out";
@@ -69,7 +49,7 @@ int cmd_demo(int argc, char **argv)
             return cli_usage_error(cmd, "unknown argument '%s'", argv[i]);
         }
     }
-    if (make_dirs(dir) != 0) {
+    if (cli_mkdir_p(dir) != 0) {
         fprintf(stderr, "skinfit: %s: cannot create the folder: %s\n", dir, strerror(errno));
         return EXIT_BAD_INPUT;
     }
