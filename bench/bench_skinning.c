@@ -14,31 +14,12 @@
 #include "skinfit/lbs.h"
 
 #include <omp.h>
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double peak_mib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
-}
 
 /* Seconds to skin all frames with `threads` (min over reps); pose time out. */
 static double time_clip(const skf_rig *rig, const skf_clip *clip, skf_pose *pose, double *out,
@@ -47,14 +28,14 @@ static double time_clip(const skf_rig *rig, const skf_clip *clip, skf_pose *pose
 {
     double best = 1e300, best_pose = 1e300, best_cpu = 1e300;
     for (int r = 0; r < reps; ++r) {
-        double tp = 0, t0 = now(), c0 = cpu_now();
+        double tp = 0, t0 = bench_wall(), c0 = bench_cpu();
         for (size_t f = 0; f < frames; ++f) {
-            double a = now();
+            double a = bench_wall();
             skf_pose_eval(rig, clip, clip->start + (double)f / fps, pose);
-            tp += now() - a;
+            tp += bench_wall() - a;
             skf_skin(rig, pose, out, threads);
         }
-        double t = now() - t0, c = cpu_now() - c0;
+        double t = bench_wall() - t0, c = bench_cpu() - c0;
         if (c < best_cpu)
             best_cpu = c;
         if (t < best)
@@ -108,7 +89,7 @@ int main(int argc, char **argv)
         double nnz = (double)rig->weight_offsets[rig->vertex_count] / (double)rig->vertex_count;
         printf("%9zu %6.2f %6zu | %15.1f %15.1f %14.1f %7.2f | %10.2f %10.2f | %9.1f\n", rig->vertex_count,
                nnz, frames, vf / t1 / 1e6, vf / c1 / 1e6, vf / ta / 1e6, t1 / ta, c1 / vf * 1e9,
-               p1 / (double)frames * 1e6, peak_mib());
+               p1 / (double)frames * 1e6, bench_peak_mib());
         (void)ca;
         skf_pose_release(&pose);
         free(out);

@@ -10,54 +10,35 @@
 #include "skinfit/gltf.h"
 #include "skinfit/transfer.h"
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double peak_mib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0;
-}
-
 static int one(const char *label, skf_gltf *src, skf_gltf *tgt)
 {
     skf_error err;
-    double t0 = now();
+    double t0 = bench_wall();
     skf_transfer *t = NULL;
     if (skf_transfer_new(src, tgt, NULL, &t, NULL, &err)) {
         fprintf(stderr, "%s: %s\n", label, err.message);
         return 1;
     }
-    double t1 = now(), c1 = cpu();
+    double t1 = bench_wall(), c1 = bench_cpu();
     skf_transfer_clip c;
     if (skf_transfer_run_clip(t, "Walk", &c, NULL, &err)) {
         fprintf(stderr, "%s: %s\n", label, err.message);
         skf_transfer_free(t);
         return 1;
     }
-    double c2 = cpu(), t2 = now();
+    double c2 = bench_cpu(), t2 = bench_wall();
     skf_transfer_info in;
     skf_transfer_get_info(t, &in);
     printf("%-28s %8zu %6zu %6zu %9.3f %9.3f %9.3f %9.3f %9.2f %8.1f %9.5f %9.1f\n", label, in.constraints,
            in.target_joints, c.frames, t1 - t0, c.free.solve_seconds, t2 - t1, c2 - c1,
-           1e3 * c.free.solve_seconds / (double)c.frames, c.free.sweeps_per_frame, 100 * c.free.quality, peak_mib());
+           1e3 * c.free.solve_seconds / (double)c.frames, c.free.sweeps_per_frame, 100 * c.free.quality, bench_peak_mib());
     skf_transfer_clip_release(&c);
     skf_transfer_free(t);
     return 0;
