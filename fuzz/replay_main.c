@@ -3,7 +3,9 @@
  * folders named there. Missing folders are skipped. Built with gcc in every
  * configuration so fuzz/regressions/ replays under ctest (ASan+UBSan in CI).
  * Prints "N passed, 0 failed": an input "passes" when the harness returns
- * without a crash or sanitizer report (either aborts the process). */
+ * without a crash or sanitizer report (either aborts the process). Exits 77
+ * (ctest: skipped, visibly) when no input was found at all, so a replay
+ * never passes having run nothing. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,5 +71,9 @@ int main(int argc, char **argv)
         closedir(d);
     }
     printf("%d passed, %d failed\n", replayed, unreadable);
+    if (replayed == 0 && unreadable == 0) {
+        printf("replay: no input found: skipped\n");
+        return 77;
+    }
     return unreadable ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the libFuzzer harnesses (clang from Debian). Seeds come from the
-# project's own code (procedural creature, baked caches) and ../shared/data.
+# project's own code (fuzz/seeds/, fuzz/make_seeds) and ../shared/data.
 # Crashing inputs are copied to fuzz/regressions/<harness>/ for ctest replay.
 # usage: scripts/fuzz.sh [seconds-per-harness] [harness...]
 set -euo pipefail
@@ -17,14 +17,22 @@ work=build-fuzz/corpus
 for h in "${harnesses[@]}"; do
   mkdir -p "$work/$h" "fuzz/regressions/$h"
   [[ -d fuzz/seeds/$h ]] && cp -n fuzz/seeds/$h/* "$work/$h/" 2>/dev/null || true
+  # Our own seeds (make_seeds: creature GLB, its Walk as PC2/MDD/OBJ), then
+  # the shared assets that suit the harness, read in place at fuzz time.
+  [[ -d $work/generated/$h ]] || build-fuzz/fuzz/make_seeds "$work/generated" >/dev/null
+  [[ -d $work/generated/$h ]] && cp -n "$work/generated/$h"/* "$work/$h/" 2>/dev/null || true
   case $h in
-    gltf) [[ -f $work/$h/creature.glb ]] || build-fuzz/skinfit demo-asset -o "$work/$h/creature.glb" --vertices 300 >/dev/null 2>&1 || true
-          cp -n "$data"/khronos/Fox.glb "$work/$h/" 2>/dev/null || true ;;
+    gltf) cp -n "$data"/khronos/Fox.glb "$work/$h/" 2>/dev/null || true ;;
+    pipeline) cp -n "$data"/dembones/Decomposition_05.glb "$work/$h/" 2>/dev/null || true ;;
     alembic) cp -n "$data"/dembones/Bone_Anim.abc "$work/$h/" 2>/dev/null || true ;;
     svg) cp -n "$data"/poseanimator/*.svg "$work/$h/" 2>/dev/null || true ;;
     obj) cp -n "$data"/cylinder/cylinder.obj "$work/$h/" 2>/dev/null || true ;;
   esac
   echo "== fuzz_$h for ${secs}s"
+  # The whole log is kept in build-fuzz/logs/<harness>.log; the summary lines
+  # (final coverage, executions, any finding) are echoed for docs/fuzzing.md.
+  mkdir -p build-fuzz/logs
   (cd "fuzz/regressions/$h" && ../../../build-fuzz/fuzz/fuzz_$h -max_total_time="$secs" -rss_limit_mb=4096 \
-     -max_len=1048576 -print_final_stats=1 ../../../$work/$h) 2>&1 | grep -E "^(stat::|Done|==|SUMMARY)" || true
+     -max_len=1048576 -timeout=25 -print_final_stats=1 ../../../$work/$h) >"build-fuzz/logs/$h.log" 2>&1 || true
+  grep -E "^(stat::|Done|==[0-9]+==|SUMMARY)|DONE|INITED" "build-fuzz/logs/$h.log" || true
 done
