@@ -921,7 +921,7 @@ skf_status skf_alembic_read(const char *path, const skf_alembic_options *opt, sk
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file(path, (size_t)1 << 36, &data, &size, err);
+    skf_status st = skf_read_file(path, SKF_MESHSEQ_MAX_BYTES, &data, &size, err);
     if (st)
         return st;
     st = skf_alembic_read_memory(data, size, path, opt, out, err);

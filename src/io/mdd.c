@@ -87,7 +87,7 @@ skf_status skf_mdd_read(const char *path, skf_meshseq **out, skf_error *err)
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file(path, (size_t)1 << 36, &data, &size, err);
+    skf_status st = skf_read_file(path, SKF_MESHSEQ_MAX_BYTES, &data, &size, err);
     if (st)
         return st;
     st = skf_mdd_read_memory(data, size, path, out, err);
