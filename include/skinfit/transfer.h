@@ -291,6 +291,32 @@ typedef struct skf_transfer_info {
 } skf_transfer_info;
 void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info);
 
+/* The session's working data, read-only, for tools that measure or draw a
+ * solved clip the way the session does (the heat-map renderer). Pointers are
+ * owned by the session and valid until skf_transfer_free. Spaces: each rig
+ * is solved in its world at bind pose (docs/transfer.md): rest_world =
+ * mesh_to_world × bind-space rest, and a solved transform (solve.h layout)
+ * maps rest_world → world. Target fields are NULL/0 for a control-only
+ * session. The solvers are the session's own: calls on them must not run
+ * concurrently with skf_transfer_run_clip on the same session. */
+struct skf_rig;
+struct skf_solver;
+typedef struct skf_transfer_view {
+    const struct skf_rig *source, *target;        /* welded rigs */
+    struct skf_solver *source_solver;             /* over every welded source vertex */
+    struct skf_solver *target_solver;             /* over the constraints */
+    const double *source_rest_world;              /* [Ns*3] */
+    const double *target_rest_world;              /* [Nt*3] */
+    const double *constraint_rest;                /* [C*3] target rest_world of the constraints */
+    const skf_correspondence *correspondence;     /* C constraints (target welded vertex → source) */
+    const double *source_to_target;               /* [16] world similarity; NULL when the alignment is the identity */
+    const skf_alignment *alignment;
+    const double *source_mesh_to_world;           /* [16] */
+    const double *target_mesh_to_world;           /* [16] */
+    double source_diagonal, target_diagonal;      /* rest_world bounding-box diagonals */
+} skf_transfer_view;
+void skf_transfer_get_view(const skf_transfer *t, skf_transfer_view *view);
+
 /* Run one clip (name as the user typed it: "Walk" matches "AnimalArmature|Walk").
  * Errors: unknown clip (SKF_ERR_ARGUMENT, listing the available clips), a
  * clip with no keyed channel ("has no frames"), solver failures naming the

@@ -13,7 +13,8 @@
 /* The transfer session's own fields (solve space, welded rigs, solvers,
  * correspondence): the panels read them instead of re-deriving them, so the
  * picture uses exactly the session's numbers. */
-#include "solve/transfer_internal.h"
+#include "skinfit/solve.h"
+#include "skinfit/transfer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -114,7 +115,9 @@ skf_status skf_render_clip_new(const skf_gltf *source, const char *clip_name, do
     skf_status st = skf_transfer_new(source, NULL, &o, &c->ctrl, warnings, err);
     if (st)
         goto fail;
-    const skf_rig *S = c->ctrl->src;
+    skf_transfer_view cv;
+    skf_transfer_get_view(c->ctrl, &cv);
+    const skf_rig *S = cv.source;
     if ((st = skf_clip_from_gltf(source, a, &clip, err)))
         goto fail;
     if (clip->channel_count == 0 || clip->total_keys == 0 ||
@@ -330,10 +333,11 @@ static skf_status session_for(const skf_render_clip *c, const skf_gltf *rig_doc,
     skf_status st = skf_transfer_new(c->source, rig_doc, &o, out, warnings, err);
     if (st)
         return st;
-    const skf_transfer *t = *out;
-    bool in_order = t->corr.count == t->tgt->vertex_count;
-    for (size_t i = 0; in_order && i < t->corr.count; ++i)
-        in_order = t->corr.target_vertex[i] == i;
+    skf_transfer_view v;
+    skf_transfer_get_view(*out, &v);
+    bool in_order = v.correspondence->count == v.target->vertex_count;
+    for (size_t i = 0; in_order && i < v.correspondence->count; ++i)
+        in_order = v.correspondence->target_vertex[i] == i;
     if (!in_order) {
         skf_transfer_free(*out);
         *out = NULL;
@@ -345,16 +349,18 @@ static skf_status session_for(const skf_render_clip *c, const skf_gltf *rig_doc,
 
 static panel_source session_panel(const skf_transfer *t)
 {
-    panel_source ps = {t->tgt_solver,
-                       t->tgt->vertex_count,
-                       t->tgt->joint_count,
-                       t->tgt->triangles,
-                       t->tgt->triangle_count,
-                       t->con_rest,
-                       t->tgt_diag,
-                       &t->corr,
-                       t->align.identity ? NULL : t->source_to_target,
-                       t->align.identity ? NULL : t->align.target_to_source};
+    skf_transfer_view v;
+    skf_transfer_get_view(t, &v);
+    panel_source ps = {v.target_solver,
+                       v.target->vertex_count,
+                       v.target->joint_count,
+                       v.target->triangles,
+                       v.target->triangle_count,
+                       v.constraint_rest,
+                       v.target_diagonal,
+                       v.correspondence,
+                       v.source_to_target,
+                       v.source_to_target ? v.alignment->target_to_source : NULL};
     return ps;
 }
 
@@ -414,19 +420,23 @@ skf_status skf_render_clip_add_baked(skf_render_clip *c, const char *label,
     skf_status st = session_for(c, rig_doc, NULL, &t, warnings, err);
     if (!st)
         st = skf_clip_from_gltf(rig_doc, a, &clip, err);
-    if (!st)
-        st = skf_pose_init(&pose, t->tgt, err);
+    skf_transfer_view v;
+    memset(&v, 0, sizeof v);
+    if (!st) {
+        skf_transfer_get_view(t, &v);
+        st = skf_pose_init(&pose, v.target, err);
+    }
     double world_to_mesh[16];
-    if (!st && !skf_mat4_invert(world_to_mesh, t->tgt_mesh_to_world))
+    if (!st && !skf_mat4_invert(world_to_mesh, v.target_mesh_to_world))
         st = skf_fail(err, SKF_ERR_NUMERIC, "%s: the skinned mesh node's transform is singular",
                       doc_name(rig_doc));
     if (!st) {
-        size_t B = t->tgt->joint_count;
+        size_t B = v.target->joint_count;
         T = skf_malloc_array(c->F * B, 12 * sizeof(double));
         if (!T)
             st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
         for (size_t f = 0; !st && f < c->F; ++f) {
-            skf_pose_eval(t->tgt, clip, clip->start + (double)f / c->fps, &pose);
+            skf_pose_eval(v.target, clip, clip->start + (double)f / c->fps, &pose);
             for (size_t i = 0; i < B; ++i) {
                 /* glTF skinning matrix (mesh → world) into the session's solve
                  * space (rest_world → world) */
@@ -449,8 +459,9 @@ skf_status skf_render_clip_add_baked(skf_render_clip *c, const char *label,
 
 skf_status skf_render_clip_add_control(skf_render_clip *c, const char *label, skf_error *err)
 {
-    const skf_transfer *t = c->ctrl;
-    const skf_rig *S = t->src;
+    skf_transfer_view v;
+    skf_transfer_get_view(c->ctrl, &v);
+    const skf_rig *S = v.source;
     size_t B = S->joint_count, F = c->F;
     double *T = skf_malloc_array(F * B, 12 * sizeof(double));
     if (!T)
@@ -458,10 +469,10 @@ skf_status skf_render_clip_add_control(skf_render_clip *c, const char *label, sk
     /* as the session's control: identity start, the session's source solver */
     for (size_t i = 0; i < B; ++i)
         skf_transform34_identity(T + i * 12);
-    skf_status st = skf_solver_clip(t->src_solver, F, c->src_seq, T, NULL, NULL, err);
+    skf_status st = skf_solver_clip(v.source_solver, F, c->src_seq, T, NULL, NULL, err);
     if (!st) {
-        panel_source ps = {t->src_solver, S->vertex_count, B, S->triangles, S->triangle_count,
-                           t->src_rest_world, t->src_diag, NULL, NULL, NULL};
+        panel_source ps = {v.source_solver, S->vertex_count, B, S->triangles, S->triangle_count,
+                           v.source_rest_world, v.source_diagonal, NULL, NULL, NULL};
         st = add_panel(c, label ? label : "artist rig (control)", &ps, T, err);
     }
     skf_free(T);

@@ -281,6 +281,27 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
     }
 }
 
+void skf_transfer_get_view(const skf_transfer *t, skf_transfer_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->source = t->src;
+    v->source_solver = t->src_solver;
+    v->source_rest_world = t->src_rest_world;
+    v->source_mesh_to_world = t->src_mesh_to_world;
+    v->source_diagonal = t->src_diag;
+    v->alignment = &t->align;
+    if (t->tgt) {
+        v->target = t->tgt;
+        v->target_solver = t->tgt_solver;
+        v->target_rest_world = t->tgt_rest_world;
+        v->constraint_rest = t->con_rest;
+        v->correspondence = &t->corr;
+        v->source_to_target = t->align.identity ? NULL : t->source_to_target;
+        v->target_mesh_to_world = t->tgt_mesh_to_world;
+        v->target_diagonal = t->tgt_diag;
+    }
+}
+
 const char *skf_transfer_clip_list(const skf_transfer *t)
 {
     skf_transfer *m = (skf_transfer *)t;
