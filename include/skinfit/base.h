@@ -107,6 +107,84 @@ int skf_progress_report(const skf_progress *p, double fraction, const char *what
 skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,
                          skf_error *err);
 
+/* ---- limits ---------------------------------------------------------------
+ * Caps on what untrusted input may make the library do: file sizes, element
+ * counts, hierarchy depths. Each has a name (used by `skinfit --limit
+ * NAME=N` and by $SKINFIT_LIMITS), a default, and a ceiling above which it
+ * cannot be raised (where a fixed-size structure or the file format stops).
+ * A reader that hits one fails with SKF_ERR_LIMIT and a one-line message
+ *     "<file>: <place>: <what> exceeds the limit NAME=VALUE (raise it with --limit NAME=N)"
+ * Limits that only mirror a file format (GLB's 4 GiB, PC2's int32 counts,
+ * glTF JOINTS' 65535) are not listed here: they are not adjustable and their
+ * messages say they are the format's. docs/limits.md lists every limit.
+ *
+ * The values are PROCESS-WIDE (like libxml2's XML_PARSE_HUGE switch): set
+ * them once at start-up, before any library call runs on another thread;
+ * the readers only read them. */
+typedef enum skf_limit_id {
+    SKF_LIMIT_FILE_BYTES,      /* bytes of one glTF/GLB file or external buffer */
+    SKF_LIMIT_NODE_DEPTH,      /* depth of the glTF node hierarchy (root = 0) */
+    SKF_LIMIT_ACCESSOR_VALUES, /* values of a glTF accessor without a bufferView */
+    SKF_LIMIT_BONES,           /* bones of a rig handed to the solver */
+    SKF_LIMIT_CACHE_BYTES,     /* bytes of a PC2 / MDD / OBJ frame / Alembic file */
+    SKF_LIMIT_VERTICES,        /* vertices of a point cache (PC2, MDD, OBJ, Alembic) */
+    SKF_LIMIT_FRAMES,          /* frames of a point cache or of a baked clip */
+    SKF_LIMIT_ALEMBIC_DEPTH,   /* depth of an Alembic object hierarchy */
+    SKF_LIMIT_ALEMBIC_OBJECTS, /* objects visited in an Alembic archive */
+    SKF_LIMIT_SVG_BYTES,       /* bytes of an SVG character file */
+    SKF_LIMIT_SVG_DEPTH,       /* element nesting depth of an SVG document */
+    SKF_LIMIT_PATH_NODES,      /* Bézier nodes in one SVG path's d attribute */
+    SKF_LIMIT_KEYPOINT_BYTES,  /* bytes of a pose keypoint JSON file */
+    SKF_LIMIT_MANIFEST_BYTES,  /* bytes of a batch manifest */
+    SKF_LIMIT_BATCH_JOBS,      /* jobs in a batch manifest */
+    SKF_LIMIT_COUNT
+} skf_limit_id;
+
+typedef struct skf_limit_info {
+    const char *name;     /* "node-depth" */
+    size_t default_value;
+    size_t value;         /* current */
+    size_t max_value;     /* ceiling: set refuses more */
+    const char *bounds;   /* what it bounds, one phrase */
+    const char *checked;  /* where it is checked (reader / stage) */
+} skf_limit_info;
+
+/* Current value of a limit (default unless set). */
+size_t skf_limit(skf_limit_id id);
+/* Name, default, current value, ceiling and description of limit id. */
+skf_limit_info skf_limit_get_info(skf_limit_id id);
+/* The id of the limit called name; false when there is none. */
+bool skf_limit_find(const char *name, skf_limit_id *out);
+/* Set a limit to value in [1, max_value]; SKF_ERR_ARGUMENT otherwise. */
+skf_status skf_limit_set(skf_limit_id id, size_t value, skf_error *err);
+/* Set by name from text: a positive decimal integer, optionally followed by
+ * k, M, G or T (binary multiples: 64M = 64 << 20). SKF_ERR_ARGUMENT with a
+ * one-line message for an unknown name, a non-number, 0 or a value above
+ * the ceiling. */
+skf_status skf_limit_set_by_name(const char *name, const char *value, skf_error *err);
+/* Apply "name=N,name=N" (the $SKINFIT_LIMITS syntax; spaces around items
+ * allowed, empty items ignored). Stops at the first bad item. */
+skf_status skf_limits_parse(const char *spec, skf_error *err);
+/* Write the limits that differ from their defaults as "name=N,name=N"
+ * (empty string when none) into out; returns false when it did not fit. */
+bool skf_limits_format(char *out, size_t out_size);
+/* Restore every default. */
+void skf_limits_reset(void);
+
+/* The tail of a limit error, "the limit NAME=VALUE (raise it with --limit
+ * NAME=N)", in a struct so it can be used inside one call's arguments:
+ *     skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bones exceed %s", f, n,
+ *              skf_limit_exceeded(SKF_LIMIT_BONES).text);
+ * (the temporary lives until the end of that full expression, C11 6.2.4). */
+typedef struct skf_limit_text {
+    char text[160];
+} skf_limit_text;
+skf_limit_text skf_limit_exceeded(skf_limit_id id);
+
+/* skf_read_file with the size cap taken from limit id and a limit message. */
+skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
+                                 skf_error *err);
+
 /* Atomic output: write to "<path>.tmp-XXXXXX" in the same directory, then
  * rename over path on commit; abort unlinks the temporary. A failed or
  * interrupted run therefore never leaves a partial file under path.

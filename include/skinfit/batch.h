@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SKF_BATCH_MAX_JOBS 1000000
+#define SKF_BATCH_MAX_JOBS 1000000 /* default of the batch-jobs limit (base.h) */
 #define SKF_BATCH_MAX_NAME 200
 
 typedef struct skf_batch_job {

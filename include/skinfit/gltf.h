@@ -26,7 +26,9 @@ extern "C" {
 
 struct json_t;
 
-/* Limits (SKF_ERR_LIMIT with a message naming the limit when exceeded). */
+/* Defaults of the reader's adjustable limits file-bytes and node-depth
+ * (skf_limit, base.h; SKF_ERR_LIMIT with a message naming the limit). The
+ * writer builds at most SKF_GLTF_MAX_FILE_BYTES per buffer. */
 #define SKF_GLTF_MAX_FILE_BYTES ((size_t)2 << 30)   /* 2 GiB per file */
 #define SKF_GLTF_MAX_NODE_DEPTH 1024
 

@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-/* Cap on the node hierarchy depth walked during evaluation. */
+/* Default cap on the node hierarchy depth (the node-depth limit, base.h). */
 #define SKF_RIG_MAX_DEPTH SKF_GLTF_MAX_NODE_DEPTH
 
 /* A node of the scene hierarchy as the rig needs it (copy of the document). */

@@ -82,7 +82,9 @@ skf_status skf_mdd_write(const char *path, const skf_meshseq *seq, skf_error *er
  * startFrame = start_time × fps (0 when fps is 0) and sampleRate = 1.
  */
 
-/* Limits shared by the sequence readers (SKF_ERR_LIMIT names them). */
+/* Defaults of the limits vertices and frames shared by the sequence readers
+ * (adjustable: skf_limit, base.h; SKF_ERR_LIMIT names them). File sizes are
+ * capped by the cache-bytes limit (default SKF_MESHSEQ_MAX_BYTES, 4 GiB). */
 #define SKF_MESHSEQ_MAX_VERTICES ((size_t)1 << 28)
 #define SKF_MESHSEQ_MAX_FRAMES ((size_t)1 << 24)
 #define SKF_MESHSEQ_MAX_BYTES ((size_t)4 << 30)

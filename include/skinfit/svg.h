@@ -61,8 +61,8 @@ bool skf_svg_joint_required(int j);
 typedef struct skf_svg_character skf_svg_character;
 
 typedef struct skf_svg_load_options {
-    size_t max_file_bytes;  /* 0 = 64 MiB */
-    int max_depth;          /* element nesting cap; 0 = 256 */
+    size_t max_file_bytes;  /* 0 = the svg-bytes limit (base.h; default 64 MiB) */
+    int max_depth;          /* element nesting cap; 0 = the svg-depth limit (default 256) */
 } skf_svg_load_options;
 
 /* Parse an SVG character (libxml2), find its skeleton group and joint

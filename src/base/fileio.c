@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,
-                         skf_error *err)
+/* limit_id < 0: a plain byte cap; otherwise the cap is that named limit. */
+static skf_status read_file(const char *path, size_t max_size, int limit_id, uint8_t **data,
+                            size_t *size, skf_error *err)
 {
     *data = NULL;
     *size = 0;
@@ -21,6 +22,9 @@ skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size
         return skf_fail(err, SKF_ERR_IO, "%s: is a directory, expected a file", path);
     if (!S_ISREG(st.st_mode))
         return skf_fail(err, SKF_ERR_IO, "%s: not a regular file", path);
+    if ((uint64_t)st.st_size > (uint64_t)max_size && limit_id >= 0)
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: file is %lld bytes, above %s", path,
+                        (long long)st.st_size, skf_limit_exceeded((skf_limit_id)limit_id).text);
     if ((uint64_t)st.st_size > (uint64_t)max_size)
         return skf_fail(err, SKF_ERR_LIMIT,
                         "%s: file is %lld bytes, above the limit of %zu bytes", path,
@@ -45,6 +49,18 @@ skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size
     *data = buf;
     *size = n;
     return SKF_OK;
+}
+
+skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,
+                         skf_error *err)
+{
+    return read_file(path, max_size, -1, data, size, err);
+}
+
+skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
+                                 skf_error *err)
+{
+    return read_file(path, skf_limit(id), (int)id, data, size, err);
 }
 
 /* Registry of open temporaries for signal-time cleanup. Fixed storage so the

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MANIFEST_MAX_BYTES ((size_t)64 << 20)
 
 static char *dir_of(const char *path)
 {
@@ -282,9 +281,9 @@ skf_status skf_batch_load_memory(const char *text, size_t size, const char *mani
         st = skf_fail(err, SKF_ERR_FORMAT, "%s: jobs: the list is empty", manifest_path);
         goto done;
     }
-    if (n > SKF_BATCH_MAX_JOBS) {
-        st = skf_fail(err, SKF_ERR_LIMIT, "%s: jobs: %zu jobs, above the limit of %d (SKF_BATCH_MAX_JOBS; split the manifest)",
-                      manifest_path, n, SKF_BATCH_MAX_JOBS);
+    if (n > skf_limit(SKF_LIMIT_BATCH_JOBS)) {
+        st = skf_fail(err, SKF_ERR_LIMIT, "%s: jobs: %zu jobs exceed %s, or split the manifest",
+                      manifest_path, n, skf_limit_exceeded(SKF_LIMIT_BATCH_JOBS).text);
         goto done;
     }
     b->jobs = skf_calloc(n, sizeof *b->jobs);
@@ -317,7 +316,7 @@ skf_status skf_batch_load(const char *manifest_path, skf_batch **out, skf_error 
     uint8_t *data;
     size_t size;
     *out = NULL;
-    skf_status st = skf_read_file(manifest_path, MANIFEST_MAX_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(manifest_path, SKF_LIMIT_MANIFEST_BYTES, &data, &size, err);
     if (st)
         return st;
     st = skf_batch_load_memory((const char *)data, size, manifest_path, out, err);

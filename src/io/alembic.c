@@ -29,8 +29,6 @@
 #include <math.h>
 #include <string.h>
 
-#define ABC_MAX_DEPTH 256
-#define ABC_MAX_OBJECTS 1000000
 #define ABC_MAX_TIMESAMPLINGS 65536
 #define ABC_DIGEST 16
 #define DATA_BIT (UINT64_C(1) << 63)
@@ -498,10 +496,13 @@ static skf_status read_children(abc_reader *r, uint64_t word, abc_object **kids,
 static skf_status find_polymesh(abc_reader *r, uint64_t word, int depth, uint64_t *xforms,
                                 int nx, uint64_t *mesh, uint64_t *mesh_xforms, int *mesh_nx)
 {
-    if (depth > ABC_MAX_DEPTH)
-        return bad(r, word, "object hierarchy deeper than 256 levels");
-    if (++r->objects_seen > ABC_MAX_OBJECTS)
-        return bad(r, word, "more than a million objects");
+    if ((size_t)depth > skf_limit(SKF_LIMIT_ALEMBIC_DEPTH))
+        return skf_fail(r->err, SKF_ERR_LIMIT, "%s: byte %llu: object depth %d exceeds %s",
+                        r->name, (unsigned long long)word, depth,
+                        skf_limit_exceeded(SKF_LIMIT_ALEMBIC_DEPTH).text);
+    if (++r->objects_seen > skf_limit(SKF_LIMIT_ALEMBIC_OBJECTS))
+        return skf_fail(r->err, SKF_ERR_LIMIT, "%s: byte %llu: objects exceed %s", r->name,
+                        (unsigned long long)word, skf_limit_exceeded(SKF_LIMIT_ALEMBIC_OBJECTS).text);
     abc_object *kids;
     size_t n;
     uint64_t props;
@@ -742,7 +743,7 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
     skf_status st = SKF_OK;
     abc_prop *geom = NULL;
     size_t ngeom = 0;
-    abc_xform xf[ABC_MAX_DEPTH + 2];
+    abc_xform *xf = NULL;
     int nxf = 0;
     skf_meshseq *seq = NULL;
 
@@ -767,8 +768,9 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
         goto done;
 
     uint64_t mesh = 0;
-    uint64_t *stack = skf_malloc_array(ABC_MAX_DEPTH + 2, sizeof *stack);
-    uint64_t *mesh_x = skf_malloc_array(ABC_MAX_DEPTH + 2, sizeof *mesh_x);
+    size_t max_depth = skf_limit(SKF_LIMIT_ALEMBIC_DEPTH);
+    uint64_t *stack = skf_malloc_array(max_depth + 2, sizeof *stack);
+    uint64_t *mesh_x = skf_malloc_array(max_depth + 2, sizeof *mesh_x);
     int mesh_nx = 0;
     if (!stack || !mesh_x) {
         skf_free(stack);
@@ -789,7 +791,13 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
         skf_free(mesh_x);
         goto done;
     }
-    if (opt && opt->apply_parent_xform) {
+    if (opt && opt->apply_parent_xform && mesh_nx > 0) {
+        xf = skf_calloc((size_t)mesh_nx, sizeof *xf);
+        if (!xf) {
+            skf_free(mesh_x);
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", r.name);
+            goto done;
+        }
         for (int i = 0; i < mesh_nx && !st; ++i) {
             abc_xform *x = &xf[nxf];
             memset(x, 0, sizeof *x);
@@ -830,15 +838,28 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
     }
     uint64_t nv = s0 / 12;
     if (nv > INT32_MAX || P->next_sample > INT32_MAX) {
-        st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: more than 2^31 vertices or frames",
+        st = skf_fail(err, SKF_ERR_LIMIT,
+                      "%s: byte %llu: more than 2^31 vertices or frames (the reader's fixed limit)",
                       r.name, (unsigned long long)at0);
+        goto done;
+    }
+    if (nv > skf_limit(SKF_LIMIT_VERTICES)) {
+        st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: %llu vertices exceed %s", r.name,
+                      (unsigned long long)at0, (unsigned long long)nv,
+                      skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
+        goto done;
+    }
+    if (P->next_sample > skf_limit(SKF_LIMIT_FRAMES)) {
+        st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: %u frames exceed %s", r.name,
+                      (unsigned long long)at0, P->next_sample,
+                      skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
         goto done;
     }
     /* Bound the allocation by the file: distinct stored samples must exist
      * and repeated ones reuse them, so frames x vertices is bounded by
      * next_sample x the first sample's size; refuse absurd products. */
     if ((uint64_t)P->next_sample > (UINT64_C(1) << 34) / (nv * 24 + 1)) {
-        st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: %u frames x %llu vertices is too large",
+        st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: %u frames x %llu vertices is above the reader's fixed limit of 2^34 bytes",
                       r.name, (unsigned long long)at0, P->next_sample, (unsigned long long)nv);
         goto done;
     }
@@ -905,6 +926,7 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
 done:
     for (int i = 0; i < nxf; ++i)
         skf_free(xf[i].props);
+    skf_free(xf);
     skf_free(geom);
     skf_free(r.ts);
     if (st) {
@@ -921,7 +943,7 @@ skf_status skf_alembic_read(const char *path, const skf_alembic_options *opt, sk
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file(path, SKF_MESHSEQ_MAX_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
     if (st)
         return st;
     st = skf_alembic_read_memory(data, size, path, opt, out, err);

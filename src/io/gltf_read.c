@@ -607,9 +607,8 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
 }
 
 /* Accessors without bufferView read as zeros and so are not bounded by the
- * file size; cap their values (count x components) so callers'
- * count*components allocations stay sane (2^24 doubles = 128 MiB). */
-#define MAX_ZERO_ACCESSOR_VALUES ((size_t)1 << 24)
+ * file size; cap their values (count x components, limit accessor-values,
+ * default 2^24 doubles = 128 MiB) so callers' allocations stay sane. */
 
 static skf_status parse_accessors(parser *p, json_t *arr)
 {
@@ -674,11 +673,11 @@ static skf_status parse_accessors(parser *p, json_t *arr)
             if ((st = check_span(p, place, a->buffer_view, a->offset, a->count, stride, esize,
                                  "data")))
                 return st;
-        } else if (a->count > MAX_ZERO_ACCESSOR_VALUES / (size_t)a->components) {
+        } else if (a->count > skf_limit(SKF_LIMIT_ACCESSOR_VALUES) / (size_t)a->components) {
             mkplace(pl, "%s.count", place);
             return fail(p, SKF_ERR_LIMIT, pl,
-                        "%zu elements of %d values without a bufferView exceed the limit of %zu "
-                        "values", a->count, a->components, MAX_ZERO_ACCESSOR_VALUES);
+                        "%zu elements of %d values without a bufferView exceed %s", a->count,
+                        a->components, skf_limit_exceeded(SKF_LIMIT_ACCESSOR_VALUES).text);
         }
         json_t *sparse;
         if ((st = get_object(p, o, "sparse", place, false, &sparse)))
@@ -1008,11 +1007,11 @@ static skf_status parse_nodes(parser *p, json_t *arr)
             break;
         for (size_t k = len; k-- > 0;)
             depth[stack[k]] = base + (int)(len - k);
-        if (depth[i] > SKF_GLTF_MAX_NODE_DEPTH) {
+        if ((size_t)depth[i] > skf_limit(SKF_LIMIT_NODE_DEPTH)) {
             char pl[PLACE_MAX];
             mkplace(pl, "nodes[%zu]", i);
-            st = fail(p, SKF_ERR_LIMIT, pl, "node depth %d exceeds SKF_GLTF_MAX_NODE_DEPTH (%d)",
-                      depth[i], SKF_GLTF_MAX_NODE_DEPTH);
+            st = fail(p, SKF_ERR_LIMIT, pl, "node depth %d exceeds %s", depth[i],
+                      skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
         }
     }
     skf_free(depth);
@@ -1449,7 +1448,9 @@ static skf_status reparse(parser *p)
         if ((st = get_array(p, root, keys[k], "", false, &arr[k])))
             return st;
         if (json_array_size(arr[k]) > (size_t)INT_MAX)
-            return fail(p, SKF_ERR_LIMIT, keys[k], "more than %d elements", INT_MAX);
+            return fail(p, SKF_ERR_LIMIT, keys[k],
+                        "more than %d elements (the reader's fixed limit: indices are int)",
+                        INT_MAX);
     }
     if (json_array_size(arr[0]) != doc->buffer_count)
         return fail(p, SKF_ERR_ARGUMENT, "buffers", "JSON lists %zu buffers, document holds %zu",
@@ -1592,7 +1593,7 @@ static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, con
             return fail(p, SKF_ERR_FORMAT, place, "expected an object");
         size_t len;
         json_t *uri;
-        if ((st = get_size(p, o, "byteLength", place, 1, (long long)SKF_GLTF_MAX_FILE_BYTES, true, 0,
+        if ((st = get_size(p, o, "byteLength", place, 1, (long long)skf_limit(SKF_LIMIT_FILE_BYTES), true, 0,
                            &len)) ||
             (st = get_typed(p, o, "uri", place, JSON_STRING, "a string", false, &uri)))
             return st;
@@ -1630,7 +1631,7 @@ static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, con
                 if ((st = uri_to_path(p, u, base_dir, up, &path)))
                     return st;
                 skf_error e;
-                st = skf_read_file(path, SKF_GLTF_MAX_FILE_BYTES, &data, &size, &e);
+                st = skf_read_file_limited(path, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
                 skf_free(path);
                 if (st)
                     return fail(p, st, up, "%s", e.message);
@@ -1658,9 +1659,9 @@ skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
     if (!name)
         name = "<memory>";
     const uint8_t *bytes = data;
-    if (size > SKF_GLTF_MAX_FILE_BYTES)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes exceeds SKF_GLTF_MAX_FILE_BYTES (%zu)",
-                        name, size, SKF_GLTF_MAX_FILE_BYTES);
+    if (size > skf_limit(SKF_LIMIT_FILE_BYTES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes exceed %s", name, size,
+                        skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
     skf_gltf *doc = skf_calloc(1, sizeof *doc);
     if (!doc)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
@@ -1740,7 +1741,7 @@ skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warning
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file(path, SKF_GLTF_MAX_FILE_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(path, SKF_LIMIT_FILE_BYTES, &data, &size, err);
     if (st)
         return st;
     /* base dir = everything up to the last '/', or "." */

@@ -232,7 +232,7 @@ static skf_status embed_images(writer *w)
             if (!file)
                 return nomem(w, "images");
             skf_error e;
-            skf_status st = skf_read_file(file, SKF_GLTF_MAX_FILE_BYTES, &data, &size, &e);
+            skf_status st = skf_read_file_limited(file, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
             skf_free(file);
             if (st) {
                 skf_warn(w->warnings,
@@ -268,7 +268,7 @@ static skf_status embed_images(writer *w)
 static int node_depth(const skf_gltf *doc, int n)
 {
     int d = 0;
-    while (n >= 0 && d <= SKF_GLTF_MAX_NODE_DEPTH) {
+    while (n >= 0 && (size_t)d <= skf_limit(SKF_LIMIT_NODE_DEPTH)) {
         n = doc->nodes[n].parent;
         ++d;
     }
@@ -287,7 +287,7 @@ static int lca(const skf_gltf *doc, int a, int b)
         b = doc->nodes[b].parent;
         --db;
     }
-    for (int k = 0; a != b && a >= 0 && b >= 0 && k <= SKF_GLTF_MAX_NODE_DEPTH; ++k) {
+    for (int k = 0; a != b && a >= 0 && b >= 0 && (size_t)k <= skf_limit(SKF_LIMIT_NODE_DEPTH); ++k) {
         a = doc->nodes[a].parent;
         b = doc->nodes[b].parent;
     }
@@ -296,7 +296,7 @@ static int lca(const skf_gltf *doc, int a, int b)
 
 static bool is_ancestor_or_self(const skf_gltf *doc, int anc, int n)
 {
-    for (int k = 0; n >= 0 && k <= SKF_GLTF_MAX_NODE_DEPTH; ++k, n = doc->nodes[n].parent)
+    for (size_t k = 0; n >= 0 && k <= skf_limit(SKF_LIMIT_NODE_DEPTH); ++k, n = doc->nodes[n].parent)
         if (n == anc)
             return true;
     return false;

@@ -41,6 +41,12 @@ skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *nam
     if (points <= 0)
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 4: point count %d (need at least 1)", name,
                         points);
+    if ((size_t)points > skf_limit(SKF_LIMIT_VERTICES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 4: %d points exceed %s", name, points,
+                        skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
+    if ((size_t)frames > skf_limit(SKF_LIMIT_FRAMES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 0: %d frames exceed %s", name, frames,
+                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
     uint64_t need = 8 + 4 * (uint64_t)frames + (uint64_t)frames * (uint64_t)points * 12;
     if (need != size)
         return skf_fail(err, SKF_ERR_FORMAT,
@@ -87,7 +93,7 @@ skf_status skf_mdd_read(const char *path, skf_meshseq **out, skf_error *err)
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file(path, SKF_MESHSEQ_MAX_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
     if (st)
         return st;
     st = skf_mdd_read_memory(data, size, path, out, err);
@@ -101,7 +107,7 @@ skf_status skf_mdd_write(const char *path, const skf_meshseq *seq, skf_error *er
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: nothing to write (empty sequence)", path);
     if (seq->frame_count > INT32_MAX || seq->vertex_count > INT32_MAX ||
         seq->frame_count > (SIZE_MAX / 16) / seq->vertex_count)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: sequence too large for MDD", path);
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: sequence too large for MDD (the format's limit: int32 counts)", path);
     size_t nf = seq->frame_count, nv = seq->vertex_count;
     size_t size = 8 + 4 * nf + nf * nv * 12;
     uint8_t *buf = skf_malloc(size);

@@ -93,9 +93,9 @@ static skf_status parse_obj(const char *text, const char *name, dvec *pos, uvec 
             }
             if (st)
                 break;
-            if (pos->n / 3 >= SKF_MESHSEQ_MAX_VERTICES) {
-                st = skf_fail(err, SKF_ERR_LIMIT, "%s: line %zu: more than %zu vertices", name, line,
-                              SKF_MESHSEQ_MAX_VERTICES);
+            if (pos->n / 3 >= skf_limit(SKF_LIMIT_VERTICES)) {
+                st = skf_fail(err, SKF_ERR_LIMIT, "%s: line %zu: vertices exceed %s", name, line,
+                              skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
                 break;
             }
             if (!dvec_push3(pos, c[0], c[1], c[2]))
@@ -168,7 +168,7 @@ static skf_status read_obj_file(const char *path, dvec *pos, uvec *tri, skf_erro
 {
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file(path, SKF_MESHSEQ_MAX_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
     if (st)
         return st;
     if (memchr(data, 0, size)) {
@@ -275,9 +275,9 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
             break;
         if (!exists(name))
             break;
-        if (frames >= SKF_MESHSEQ_MAX_FRAMES) {
-            st = skf_fail(err, SKF_ERR_LIMIT, "%s: more than %zu frames", where,
-                          SKF_MESHSEQ_MAX_FRAMES);
+        if (frames >= skf_limit(SKF_LIMIT_FRAMES)) {
+            st = skf_fail(err, SKF_ERR_LIMIT, "%s: %s: frames exceed %s", where, name,
+                          skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
             break;
         }
         size_t before = pos.n;
@@ -399,7 +399,7 @@ skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error
     /* A folder may hold frames of an earlier, longer sequence: remove the
      * consecutive stale frames after ours so the folder reads back as written. */
     if (!st && folder)
-        for (size_t f = seq->frame_count; f < SKF_MESHSEQ_MAX_FRAMES; ++f) {
+        for (size_t f = seq->frame_count; f < skf_limit(SKF_LIMIT_FRAMES); ++f) {
             if (frame_name(where, folder, f, name, sizeof name, NULL) || !exists(name))
                 break;
             unlink(name);

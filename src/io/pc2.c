@@ -69,12 +69,12 @@ skf_status skf_pc2_read_memory(const void *data, size_t size, const char *name,
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 20: start frame is not finite", name);
     if (!isfinite(sample_rate))
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 24: sample rate is not finite", name);
-    if ((size_t)points > SKF_MESHSEQ_MAX_VERTICES)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 16: %d points exceed the limit of %zu", name,
-                        (int)points, SKF_MESHSEQ_MAX_VERTICES);
-    if ((size_t)samples > SKF_MESHSEQ_MAX_FRAMES)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 28: %d samples exceed the limit of %zu", name,
-                        (int)samples, SKF_MESHSEQ_MAX_FRAMES);
+    if ((size_t)points > skf_limit(SKF_LIMIT_VERTICES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 16: %d points exceed %s", name, (int)points,
+                        skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
+    if ((size_t)samples > skf_limit(SKF_LIMIT_FRAMES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 28: %d samples exceed %s", name,
+                        (int)samples, skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
     size_t np = (size_t)points, ns = (size_t)samples;
     size_t avail = size - PC2_HEADER_BYTES;
     size_t frame_bytes = np * 12;
@@ -113,7 +113,7 @@ skf_status skf_pc2_read(const char *path, skf_meshseq **out, skf_error *err)
     uint8_t *data;
     size_t size;
     *out = NULL;
-    skf_status st = skf_read_file(path, SKF_MESHSEQ_MAX_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
     if (st)
         return st;
     st = skf_pc2_read_memory(data, size, path, out, err);
@@ -127,7 +127,7 @@ skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *er
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: cannot write an empty sequence (%zu vertices, %zu frames)",
                         path, seq->vertex_count, seq->frame_count);
     if (seq->vertex_count > INT32_MAX || seq->frame_count > INT32_MAX)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: sequence too large for PC2 int32 counts", path);
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: sequence too large for PC2 (the format's limit: int32 counts)", path);
     uint8_t header[PC2_HEADER_BYTES];
     memcpy(header, "POINTCACHE2", 12);
     wr_u32(header + 12, 1);

@@ -85,7 +85,7 @@ size_t skf_clip_frame_count(const skf_clip *clip, double fps)
     double n = floor((clip->duration + tol) * fps);
     if (!(n >= 0))
         return 1;
-    if (n >= (double)SKF_MESHSEQ_MAX_FRAMES)
-        return SKF_MESHSEQ_MAX_FRAMES;
+    if (n >= (double)skf_limit(SKF_LIMIT_FRAMES))
+        return skf_limit(SKF_LIMIT_FRAMES);
     return (size_t)n + 1;
 }

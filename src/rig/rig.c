@@ -57,10 +57,12 @@ static skf_status copy_nodes(const skf_gltf *doc, skf_rig *rig, skf_error *err)
         int p = s->parent;
         size_t depth = 0;
         while (p >= 0) {
-            if ((size_t)p >= doc->node_count || ++depth > SKF_RIG_MAX_DEPTH)
-                return skf_fail(err, SKF_ERR_FORMAT,
-                                "%s: nodes[%zu]: hierarchy deeper than %d or cyclic", doc->path, i,
-                                SKF_RIG_MAX_DEPTH);
+            if ((size_t)p >= doc->node_count || depth >= doc->node_count)
+                return skf_fail(err, SKF_ERR_FORMAT, "%s: nodes[%zu]: cyclic hierarchy",
+                                doc->path, i);
+            if (++depth > skf_limit(SKF_LIMIT_NODE_DEPTH))
+                return skf_fail(err, SKF_ERR_LIMIT, "%s: nodes[%zu]: node depth %zu exceeds %s",
+                                doc->path, i, depth, skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
             p = doc->nodes[p].parent;
         }
     }

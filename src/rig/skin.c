@@ -41,7 +41,9 @@ skf_status skf_pose_init(skf_pose *pose, const skf_rig *rig, skf_error *err)
     pose->node_first_target = skf_malloc_array(nn ? nn : 1, sizeof(int));
     pose->scratch = skf_malloc_array(pose->scratch_size, sizeof(double));
     size_t *depth = skf_calloc(nn ? nn : 1, sizeof *depth);
-    size_t *count = skf_calloc(SKF_RIG_MAX_DEPTH + 2, sizeof *count);
+    /* depth < nn in an acyclic hierarchy (checked at rig build), so nn + 2
+     * buckets hold every depth whatever the node-depth limit was. */
+    size_t *count = skf_calloc(nn + 2, sizeof *count);
     if (!pose->local_trs || !pose->node_to_world || !pose->mesh_to_world || !pose->morph_weights ||
         !pose->order || !pose->node_first_target || !pose->scratch || !depth || !count) {
         skf_free(depth);
@@ -52,12 +54,12 @@ skf_status skf_pose_init(skf_pose *pose, const skf_rig *rig, skf_error *err)
     /* Parents-first order: counting sort by depth (depth capped at rig build). */
     for (size_t i = 0; i < nn; ++i) {
         size_t d = 0;
-        for (int p = rig->nodes[i].parent; p >= 0 && d <= SKF_RIG_MAX_DEPTH; p = rig->nodes[p].parent)
+        for (int p = rig->nodes[i].parent; p >= 0 && d < nn; p = rig->nodes[p].parent)
             ++d;
         depth[i] = d;
         ++count[d + 1];
     }
-    for (size_t d = 1; d < SKF_RIG_MAX_DEPTH + 2; ++d)
+    for (size_t d = 1; d < nn + 2; ++d)
         count[d] += count[d - 1];
     for (size_t i = 0; i < nn; ++i)
         pose->order[count[depth[i]]++] = (int)i;
@@ -189,9 +191,10 @@ skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, in
 {
     *out = NULL;
     fps = skf_clip_frame_fps(clip, fps);
-    if (!isfinite(fps) || clip->duration * fps >= (double)SKF_MESHSEQ_MAX_FRAMES)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: %.6g s at %.6g fps exceeds %zu frames",
-                        clip->name ? clip->name : "clip", clip->duration, fps, SKF_MESHSEQ_MAX_FRAMES);
+    if (!isfinite(fps) || clip->duration * fps >= (double)skf_limit(SKF_LIMIT_FRAMES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: %.6g s at %.6g fps: frames exceed %s",
+                        clip->name ? clip->name : "clip", clip->duration, fps,
+                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
     size_t frames = skf_clip_frame_count(clip, fps);
     if (rig->vertex_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: the rig has no vertices",

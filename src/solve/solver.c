@@ -70,7 +70,7 @@ static skf_status set_weights(skf_solver *s, const size_t *offsets, const uint32
         if (offsets[j + 1] < offsets[j])
             return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: vertex %zu: offsets decrease", j);
         if (offsets[j + 1] - offsets[j] > 64)
-            return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: vertex %zu: %zu influences (limit 64)",
+            return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: vertex %zu: %zu influences (the solver's fixed limit 64)",
                             j, offsets[j + 1] - offsets[j]);
         for (size_t p = offsets[j]; p < offsets[j + 1]; ++p) {
             if (bone[p] >= s->B)
@@ -133,11 +133,12 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     if (rig->vertex_count == 0 || rig->bone_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: %zu vertices, %zu bones (need ≥ 1 each)",
                         rig->vertex_count, rig->bone_count);
-    if (rig->bone_count > SKF_SOLVE_MAX_BONES)
-        return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu bones (limit %d)", rig->bone_count,
-                        SKF_SOLVE_MAX_BONES);
+    if (rig->bone_count > skf_limit(SKF_LIMIT_BONES))
+        return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu bones exceed %s", rig->bone_count,
+                        skf_limit_exceeded(SKF_LIMIT_BONES).text);
     if (rig->vertex_count > ((size_t)1 << 40))
-        return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu vertices", rig->vertex_count);
+        return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu vertices (the solver's fixed limit 2^40)",
+                        rig->vertex_count);
     for (size_t j = 0; j < 3 * rig->vertex_count; ++j)
         if (!isfinite(rig->rest[j]))
             return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: vertex %zu: non-finite rest position",

@@ -69,7 +69,7 @@ void skf_transfer_free(skf_transfer *t)
 static void node_world(const skf_gltf *doc, int n, double out[16])
 {
     skf_mat4_identity(out);
-    for (int depth = 0; n >= 0 && depth < SKF_GLTF_MAX_NODE_DEPTH; ++depth) {
+    for (size_t depth = 0; n >= 0 && depth <= skf_limit(SKF_LIMIT_NODE_DEPTH); ++depth) {
         double l[16];
         skf_gltf_node_local_matrix(&doc->nodes[n], l);
         skf_mat4_mul(out, l, out);

@@ -15,14 +15,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DEFAULT_MAX_BYTES ((size_t)64 << 20)
-#define DEFAULT_MAX_DEPTH 256
-#define MAX_NODES_PER_PATH 1000000
+/* libxml2's own element depth cap without XML_PARSE_HUGE (2.9: 256). */
+#define LIBXML_DEFAULT_MAX_DEPTH 256
 
 typedef struct loader {
     skf_svg_character *c;
     const char *name;
     int max_depth;
+    bool max_depth_from_options;
     skf_warnings *w;
     skf_error *err;
     xmlNodePtr skeleton;
@@ -84,6 +84,17 @@ static void place_of(xmlNodePtr n, char *buf, size_t size)
         xmlFree(id);
 }
 
+/* The limit message for nesting deeper than L->max_depth. */
+static skf_status depth_error(loader *L, const char *place)
+{
+    if (L->max_depth_from_options)
+        return skf_fail(L->err, SKF_ERR_LIMIT, "%s: %s%selement nesting deeper than %d (options)",
+                        L->name, place ? place : "", place ? ": " : "", L->max_depth);
+    return skf_fail(L->err, SKF_ERR_LIMIT, "%s: %s%selement nesting exceeds %s", L->name,
+                    place ? place : "", place ? ": " : "",
+                    skf_limit_exceeded(SKF_LIMIT_SVG_DEPTH).text);
+}
+
 /* element_to_root of n: the transforms of n and its ancestors below the root <svg>. */
 static skf_status element_ctm(loader *L, xmlNodePtr n, svgi_affine out)
 {
@@ -95,8 +106,7 @@ static skf_status element_ctm(loader *L, xmlNodePtr n, svgi_affine out)
         if (depth == (int)(sizeof chain / sizeof chain[0]) || depth >= L->max_depth) {
             char place[256];
             place_of(n, place, sizeof place);
-            return skf_fail(L->err, SKF_ERR_LIMIT, "%s: %s: nesting deeper than %d elements",
-                            L->name, place, L->max_depth);
+            return depth_error(L, place);
         }
         chain[depth++] = p;
     }
@@ -134,10 +144,16 @@ static skf_status local_geom(loader *L, xmlNodePtr n, svgi_geom *g, bool *empty)
         }
         size_t off = 0;
         const char *what = "";
-        skf_status st = svgi_parse_path((const char *)d, g, MAX_NODES_PER_PATH, &off, &what);
+        skf_status st = svgi_parse_path((const char *)d, g, skf_limit(SKF_LIMIT_PATH_NODES), &off,
+                                         &what);
         xmlFree(d);
         if (st == SKF_ERR_NOMEM)
             return skf_fail(L->err, st, "%s: out of memory", L->name);
+        if (st == SKF_ERR_LIMIT) {
+            place_of(n, place, sizeof place);
+            return skf_fail(L->err, st, "%s: %s: d: character %zu: %s exceed %s", L->name, place,
+                            off, what, skf_limit_exceeded(SKF_LIMIT_PATH_NODES).text);
+        }
         if (st != SKF_OK) {
             place_of(n, place, sizeof place);
             return skf_fail(L->err, st, "%s: %s: d: character %zu: %s", L->name, place, off, what);
@@ -164,8 +180,7 @@ static skf_status local_geom(loader *L, xmlNodePtr n, svgi_geom *g, bool *empty)
 static skf_status element_bbox(loader *L, xmlNodePtr n, double box[4], bool *found, int depth)
 {
     if (depth > L->max_depth)
-        return skf_fail(L->err, SKF_ERR_LIMIT, "%s: nesting deeper than %d elements", L->name,
-                        L->max_depth);
+        return depth_error(L, NULL);
     if (is_drawable(n)) {
         svgi_geom g = {0};
         bool empty;
@@ -322,8 +337,7 @@ static void warn_unsupported(loader *L, xmlNodePtr n)
 static skf_status collect_group(loader *L, xmlNodePtr g, int gi, int pass, int depth)
 {
     if (depth > L->max_depth)
-        return skf_fail(L->err, SKF_ERR_LIMIT, "%s: nesting deeper than %d elements", L->name,
-                        L->max_depth);
+        return depth_error(L, NULL);
     for (xmlNodePtr k = g->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE || skipped_subtree(k) || k == L->skeleton)
             continue;
@@ -402,8 +416,7 @@ static skf_status do_illustration(loader *L, xmlNodePtr ill)
 static skf_status find_illustrations(loader *L, xmlNodePtr n, int depth, int *count)
 {
     if (depth > L->max_depth)
-        return skf_fail(L->err, SKF_ERR_LIMIT, "%s: nesting deeper than %d elements", L->name,
-                        L->max_depth);
+        return depth_error(L, NULL);
     for (xmlNodePtr k = n->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE || skipped_subtree(k) || k == L->skeleton)
             continue;
@@ -453,11 +466,17 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
                                skf_warnings *warnings, skf_error *err)
 {
     *out = NULL;
-    size_t max_bytes = (opts && opts->max_file_bytes) ? opts->max_file_bytes : DEFAULT_MAX_BYTES;
     if (!name)
         name = "<memory>";
-    if (size > max_bytes || size > (size_t)0x7fffffff)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: larger than the %zu-byte limit", name, max_bytes);
+    if (opts && opts->max_file_bytes && size > opts->max_file_bytes)
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: larger than the %zu-byte limit (options)", name,
+                        opts->max_file_bytes);
+    if (!(opts && opts->max_file_bytes) && size > skf_limit(SKF_LIMIT_SVG_BYTES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes exceed %s", name, size,
+                        skf_limit_exceeded(SKF_LIMIT_SVG_BYTES).text);
+    if (size > (size_t)0x7fffffff)
+        return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes, above libxml2's fixed limit of 2^31-1",
+                        name, size);
     skf_svg_character *c = skf_calloc(1, sizeof *c);
     if (!c)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
@@ -469,7 +488,11 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
     loader L = {0};
     L.c = c;
     L.name = name;
-    L.max_depth = (opts && opts->max_depth > 0) ? opts->max_depth : DEFAULT_MAX_DEPTH;
+    L.max_depth_from_options = opts && opts->max_depth > 0;
+    L.max_depth = L.max_depth_from_options ? opts->max_depth : (int)skf_limit(SKF_LIMIT_SVG_DEPTH);
+    /* libxml2 stops at 256 levels unless told XML_PARSE_HUGE (then 2048);
+     * ask for it only when the caller raised the depth cap. */
+    bool huge = L.max_depth > LIBXML_DEFAULT_MAX_DEPTH;
     L.w = warnings;
     L.err = err;
     skf_status st = SKF_OK;
@@ -480,7 +503,8 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
     }
     c->doc = xmlCtxtReadMemory(ctxt, data, (int)size, name, NULL,
-                               XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+                               XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                   (huge ? XML_PARSE_HUGE : 0));
     if (!c->doc) {
         const xmlError *e = &ctxt->lastError;
         char msg[256];
@@ -488,7 +512,11 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
         size_t n = strlen(msg);
         while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
             msg[--n] = 0;
-        st = skf_fail(err, SKF_ERR_FORMAT, "%s: line %d: %s", name, e->line, msg);
+        if (strstr(msg, "Excessive depth") && !L.max_depth_from_options)
+            st = skf_fail(err, SKF_ERR_LIMIT, "%s: line %d: element nesting exceeds %s", name,
+                          e->line, skf_limit_exceeded(SKF_LIMIT_SVG_DEPTH).text);
+        else
+            st = skf_fail(err, SKF_ERR_FORMAT, "%s: line %d: %s", name, e->line, msg);
         xmlFreeParserCtxt(ctxt);
         skf_svg_free(c);
         return st;
@@ -645,10 +673,11 @@ skf_status skf_svg_load(const char *path, const skf_svg_load_options *opts, skf_
                         skf_warnings *warnings, skf_error *err)
 {
     *out = NULL;
-    size_t max_bytes = (opts && opts->max_file_bytes) ? opts->max_file_bytes : DEFAULT_MAX_BYTES;
     uint8_t *data = NULL;
     size_t size = 0;
-    skf_status st = skf_read_file(path, max_bytes, &data, &size, err);
+    skf_status st = opts && opts->max_file_bytes
+                        ? skf_read_file(path, opts->max_file_bytes, &data, &size, err)
+                        : skf_read_file_limited(path, SKF_LIMIT_SVG_BYTES, &data, &size, err);
     if (st != SKF_OK)
         return st;
     st = skf_svg_load_memory((const char *)data, size, path, opts, out, warnings, err);

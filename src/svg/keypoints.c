@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_POSES_BYTES ((size_t)1 << 30)
 
 typedef struct kctx {
     const char *name;
@@ -424,7 +423,7 @@ skf_status skf_svg_poses_load(const char *path, double width, double height, skf
     memset(out, 0, sizeof *out);
     uint8_t *data = NULL;
     size_t size = 0;
-    skf_status st = skf_read_file(path, MAX_POSES_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limited(path, SKF_LIMIT_KEYPOINT_BYTES, &data, &size, err);
     if (st != SKF_OK)
         return st;
     st = skf_svg_poses_parse((const char *)data, size, path, width, height, out, err);

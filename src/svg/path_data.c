@@ -182,7 +182,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
         skip_sep(&c);
         if (g->node_count + 8 > max_nodes) {
             *offset = cmd_at;
-            *what = "too many path nodes";
+            *what = "path nodes";
             return SKF_ERR_LIMIT;
         }
         if (need_move && up != 'M') {

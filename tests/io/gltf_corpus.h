@@ -297,7 +297,7 @@ static inline void corpus_build(corpus *c)
             blob_put(&j, node, (size_t)len);
         }
         blob_put(&j, "]}", 2);
-        corpus_add(c, "node-depth.gltf", j.data, j.size, "SKF_GLTF_MAX_NODE_DEPTH");
+        corpus_add(c, "node-depth.gltf", j.data, j.size, "exceeds the limit node-depth=1024");
         free(j.data);
     }
 

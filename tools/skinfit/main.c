@@ -2,6 +2,7 @@
  * and is listed in commands.def. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct command {
@@ -29,7 +30,9 @@ static void print_help(FILE *out)
 {
     fprintf(out, "usage: skinfit <command> [options]\n"
                  "       skinfit <command> --help\n"
-                 "       skinfit --version\n\n"
+                 "       skinfit --version\n"
+                 "global option (before or after the command; also $SKINFIT_LIMITS=\"NAME=N,...\"):\n"
+                 "  --limit NAME=N   raise or lower an input limit (list: skinfit limits)\n\n"
                  "Fits linear-blend-skinned rigs to surfaces.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) {
         char shown[64];
@@ -50,8 +53,69 @@ int cmd_version(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* Global limit options (docs/limits.md): $SKINFIT_LIMITS="name=N,name=N"
+ * first, then every "--limit NAME=N" / "--limit=NAME=N" anywhere before a
+ * "--" (before or after the command), removed from argv so commands never
+ * see them. The effective non-default limits are exported in
+ * $SKINFIT_LIMITS so child processes (batch workers) inherit them.
+ * Returns -1 when all went well, else the exit code. */
+static int apply_limits(int *argc, char **argv)
+{
+    skf_error e;
+    const char *env = getenv("SKINFIT_LIMITS");
+    if (env && skf_limits_parse(env, &e)) {
+        fprintf(stderr, "skinfit: SKINFIT_LIMITS: %s (see 'skinfit limits')\n", e.message);
+        return EXIT_USAGE;
+    }
+    int out = 1, given = 0;
+    for (int i = 1; i < *argc; ++i) {
+        const char *spec;
+        if (!strcmp(argv[i], "--")) {
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--limit")) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "skinfit: --limit needs NAME=N (see 'skinfit limits')\n");
+                return EXIT_USAGE;
+            }
+            spec = argv[++i];
+        } else if (!strncmp(argv[i], "--limit=", 8)) {
+            spec = argv[i] + 8;
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        const char *eq = strchr(spec, '=');
+        char name[64];
+        if (!eq || (size_t)(eq - spec) >= sizeof name) {
+            fprintf(stderr, "skinfit: --limit '%s': expected NAME=N (see 'skinfit limits')\n", spec);
+            return EXIT_USAGE;
+        }
+        memcpy(name, spec, (size_t)(eq - spec));
+        name[eq - spec] = 0;
+        if (skf_limit_set_by_name(name, eq + 1, &e)) {
+            fprintf(stderr, "skinfit: --limit: %s (see 'skinfit limits')\n", e.message);
+            return EXIT_USAGE;
+        }
+        ++given;
+    }
+    argv[out] = NULL;
+    *argc = out;
+    if (given) {
+        char buf[2048];
+        if (skf_limits_format(buf, sizeof buf))
+            setenv("SKINFIT_LIMITS", buf, 1);
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    int rc = apply_limits(&argc, argv);
+    if (rc >= 0)
+        return rc;
     if (argc < 2) {
         print_help(stderr);
         return EXIT_USAGE;

@@ -1,0 +1,225 @@
+/* Named, process-wide caps on untrusted input (see skinfit/base.h, docs/limits.md).
+ *
+ * The defaults are the caps the readers had before they became adjustable;
+ * the ceilings are where a fixed-size structure, a recursion or the file
+ * format stops, so raising a limit never turns a clean error into a crash.
+ */
+#include "skinfit/base.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KIB ((size_t)1 << 10)
+#define MIB ((size_t)1 << 20)
+#define GIB ((size_t)1 << 30)
+
+typedef struct limit_def {
+    const char *name;
+    size_t default_value;
+    size_t max_value;
+    const char *bounds;
+    const char *checked;
+} limit_def;
+
+static const limit_def defs[SKF_LIMIT_COUNT] = {
+    [SKF_LIMIT_FILE_BYTES] = {"file-bytes", 2 * GIB, (size_t)1 << 40,
+                              "bytes of one glTF/GLB file or external glTF buffer",
+                              "glTF reader"},
+    [SKF_LIMIT_NODE_DEPTH] = {"node-depth", 1024, (size_t)1 << 20,
+                              "depth of the glTF node hierarchy", "glTF reader, rig build"},
+    [SKF_LIMIT_ACCESSOR_VALUES] = {"accessor-values", (size_t)1 << 24, (size_t)1 << 32,
+                                   "values of a glTF accessor without a bufferView (zero-filled)",
+                                   "glTF reader"},
+    [SKF_LIMIT_BONES] = {"bones", 2048, 16384,
+                         "bones of a rig handed to the solver (memory grows with bones^2)",
+                         "solver (transfer, control)"},
+    [SKF_LIMIT_CACHE_BYTES] = {"cache-bytes", (size_t)4 * GIB, (size_t)1 << 44,
+                               "bytes of one PC2, MDD, OBJ-frame or Alembic file",
+                               "point-cache readers"},
+    [SKF_LIMIT_VERTICES] = {"vertices", (size_t)1 << 28, (size_t)1 << 31,
+                            "vertices of a point cache", "PC2, MDD, OBJ, Alembic readers"},
+    [SKF_LIMIT_FRAMES] = {"frames", (size_t)1 << 24, (size_t)1 << 31,
+                          "frames of a point cache or of a clip baked at a frame rate",
+                          "PC2, MDD, OBJ, Alembic readers; bake, transfer"},
+    [SKF_LIMIT_ALEMBIC_DEPTH] = {"alembic-depth", 256, 4096,
+                                 "depth of an Alembic object hierarchy", "Alembic reader"},
+    [SKF_LIMIT_ALEMBIC_OBJECTS] = {"alembic-objects", 1000000, (size_t)1 << 31,
+                                   "objects visited in an Alembic archive", "Alembic reader"},
+    [SKF_LIMIT_SVG_BYTES] = {"svg-bytes", 64 * MIB, (size_t)0x7fffffff,
+                             "bytes of an SVG character file", "SVG reader"},
+    [SKF_LIMIT_SVG_DEPTH] = {"svg-depth", 256, 1024, "element nesting depth of an SVG document",
+                             "SVG reader"},
+    [SKF_LIMIT_PATH_NODES] = {"path-nodes", 1000000, (size_t)1 << 28,
+                              "Bezier nodes of one SVG path (d attribute)", "SVG reader"},
+    [SKF_LIMIT_KEYPOINT_BYTES] = {"keypoint-bytes", GIB, (size_t)1 << 36,
+                                  "bytes of a pose keypoint JSON file", "keypoint reader (svg)"},
+    [SKF_LIMIT_MANIFEST_BYTES] = {"manifest-bytes", 64 * MIB, (size_t)1 << 36,
+                                  "bytes of a batch manifest", "batch manifest reader"},
+    [SKF_LIMIT_BATCH_JOBS] = {"batch-jobs", 1000000, (size_t)1 << 31,
+                              "jobs in a batch manifest", "batch manifest reader"},
+};
+
+/* 0 = default (so the table needs no start-up code). */
+static size_t values[SKF_LIMIT_COUNT];
+
+size_t skf_limit(skf_limit_id id)
+{
+    if ((unsigned)id >= SKF_LIMIT_COUNT)
+        return 0;
+    return values[id] ? values[id] : defs[id].default_value;
+}
+
+skf_limit_info skf_limit_get_info(skf_limit_id id)
+{
+    skf_limit_info info = {0};
+    if ((unsigned)id >= SKF_LIMIT_COUNT)
+        return info;
+    info.name = defs[id].name;
+    info.default_value = defs[id].default_value;
+    info.value = skf_limit(id);
+    info.max_value = defs[id].max_value;
+    info.bounds = defs[id].bounds;
+    info.checked = defs[id].checked;
+    return info;
+}
+
+bool skf_limit_find(const char *name, skf_limit_id *out)
+{
+    for (int i = 0; i < SKF_LIMIT_COUNT; ++i)
+        if (name && !strcmp(name, defs[i].name)) {
+            *out = (skf_limit_id)i;
+            return true;
+        }
+    return false;
+}
+
+skf_status skf_limit_set(skf_limit_id id, size_t value, skf_error *err)
+{
+    if ((unsigned)id >= SKF_LIMIT_COUNT)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit %d: no such limit", (int)id);
+    if (value < 1)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: 0: must be at least 1", defs[id].name);
+    if (value > defs[id].max_value)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: %zu: above its ceiling %zu",
+                        defs[id].name, value, defs[id].max_value);
+    values[id] = value;
+    return SKF_OK;
+}
+
+static void known_names(char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < SKF_LIMIT_COUNT && n < size; ++i) {
+        int w = snprintf(out + n, size - n, "%s%s", i ? ", " : "", defs[i].name);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+skf_status skf_limit_set_by_name(const char *name, const char *value, skf_error *err)
+{
+    skf_limit_id id;
+    if (!skf_limit_find(name, &id)) {
+        char names[512];
+        known_names(names, sizeof names);
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit '%s': unknown (limits: %s)",
+                        name ? name : "", names);
+    }
+    const char *s = value ? value : "";
+    if (!isdigit((unsigned char)s[0]))
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: '%s': expected a positive integer",
+                        defs[id].name, s);
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; ++end; break;
+    case 'm': case 'M': shift = 20; ++end; break;
+    case 'g': case 'G': shift = 30; ++end; break;
+    case 't': case 'T': shift = 40; ++end; break;
+    default: break;
+    }
+    if (*end)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: '%s': expected a positive integer",
+                        defs[id].name, s);
+    if (errno == ERANGE || v > (SIZE_MAX >> shift) || (v << shift) > defs[id].max_value)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: %s: above its ceiling %zu",
+                        defs[id].name, s, defs[id].max_value);
+    return skf_limit_set(id, (size_t)(v << shift), err);
+}
+
+skf_status skf_limits_parse(const char *spec, skf_error *err)
+{
+    if (!spec)
+        return SKF_OK;
+    while (*spec) {
+        const char *end = strchr(spec, ',');
+        size_t n = end ? (size_t)(end - spec) : strlen(spec);
+        char item[256];
+        while (n && isspace((unsigned char)*spec)) {
+            ++spec;
+            --n;
+        }
+        while (n && isspace((unsigned char)spec[n - 1]))
+            --n;
+        if (n >= sizeof item)
+            return skf_fail(err, SKF_ERR_ARGUMENT, "limits: item '%.40s...' is too long", spec);
+        if (n) {
+            memcpy(item, spec, n);
+            item[n] = 0;
+            char *eq = strchr(item, '=');
+            if (!eq)
+                return skf_fail(err, SKF_ERR_ARGUMENT, "limits: '%s': expected NAME=N", item);
+            *eq = 0;
+            skf_status st = skf_limit_set_by_name(item, eq + 1, err);
+            if (st)
+                return st;
+        }
+        if (!end)
+            break;
+        spec = end + 1;
+    }
+    return SKF_OK;
+}
+
+bool skf_limits_format(char *out, size_t out_size)
+{
+    if (!out || !out_size)
+        return false;
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < SKF_LIMIT_COUNT; ++i) {
+        if (!values[i] || values[i] == defs[i].default_value)
+            continue;
+        int w = snprintf(out + n, out_size - n, "%s%s=%zu", n ? "," : "", defs[i].name, values[i]);
+        if (w < 0 || (size_t)w >= out_size - n) {
+            out[n] = 0;
+            return false;
+        }
+        n += (size_t)w;
+    }
+    return true;
+}
+
+void skf_limits_reset(void)
+{
+    memset(values, 0, sizeof values);
+}
+
+skf_limit_text skf_limit_exceeded(skf_limit_id id)
+{
+    skf_limit_text t;
+    if ((unsigned)id >= SKF_LIMIT_COUNT) {
+        snprintf(t.text, sizeof t.text, "a limit");
+        return t;
+    }
+    snprintf(t.text, sizeof t.text, "the limit %s=%zu (raise it with --limit %s=N)", defs[id].name,
+             skf_limit(id), defs[id].name);
+    return t;
+}
