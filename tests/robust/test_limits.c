@@ -322,7 +322,7 @@ static void test_cli(void)
             spit("longpath.svg", o, k);
             free(o);
             expect_limit(NULL, "svg longpath.svg --pose poses.json -o out.svg", "path-nodes");
-            CHECK(strstr(err_text, "path: d: character") != NULL);
+            CHECK(strstr(err_text, "longpath.svg: path") && strstr(err_text, ": d: character") != NULL);
             expect_past(NULL, "svg longpath.svg --pose poses.json -o out.svg --limit path-nodes=2M",
                         "path-nodes", 1); /* then: the empty poses file */
             CHECK(strstr(err_text, "poses.json") != NULL);
