@@ -9,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}; shift || true
 data=${SKF_DATA:-../shared/data}
+# libFuzzer runs one input at a time: no OpenMP or OpenBLAS worker threads
+# (they only spin against each other and slow every execution).
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DSKF_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$(nproc)" >/dev/null
 harnesses=("$@")

@@ -236,7 +236,8 @@ typedef struct skf_transfer_options {
     size_t max_constraints;   /* 0 → every welded target vertex */
     bool no_control;          /* skip the control run */
     skf_align_options align;  /* zeroed → defaults */
-    int threads;              /* 0 → all OpenMP threads */
+    int threads;              /* OpenMP threads for every pass of the session (alignment,
+                                 correspondence, solves); 0 → all */
 } skf_transfer_options;
 
 /* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint

@@ -19,6 +19,7 @@
 #include "skinfit/solve.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -130,9 +131,9 @@ static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, 
     return skf_solver_new(&sr, &so, out, err);
 }
 
-skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
-                            const skf_transfer_options *options, skf_transfer **out,
-                            skf_warnings *warnings, skf_error *err)
+static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
+                               const skf_transfer_options *options, skf_transfer **out,
+                               skf_warnings *warnings, skf_error *err)
 {
     *out = NULL;
     skf_transfer *t = skf_calloc(1, sizeof *t);
@@ -472,8 +473,9 @@ static skf_status to_trs(const skf_transfer *t, size_t F, const double *T34, dou
     return st;
 }
 
-skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
-                                 const skf_progress *progress, skf_error *err)
+static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
+                                    skf_transfer_clip *out, const skf_progress *progress,
+                                    skf_error *err)
 {
     memset(out, 0, sizeof *out);
     const skf_gltf *sd = t->source_doc;
@@ -669,5 +671,36 @@ done:
     skf_clip_free(clip);
     if (st)
         skf_transfer_clip_release(out);
+    return st;
+}
+
+/* options.threads bounds every parallel region the session runs — the
+ * alignment, correspondence and sampling passes as well as the solves — by
+ * setting the calling thread's OpenMP team size for the duration of the call
+ * and restoring it after (the same rule as skf_decompose). */
+static int threads_push(int threads)
+{
+    int saved = omp_get_max_threads();
+    if (threads > 0)
+        omp_set_num_threads(threads);
+    return saved;
+}
+
+skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
+                            const skf_transfer_options *options, skf_transfer **out,
+                            skf_warnings *warnings, skf_error *err)
+{
+    int saved = threads_push(options ? options->threads : 0);
+    skf_status st = transfer_new(source, target, options, out, warnings, err);
+    omp_set_num_threads(saved);
+    return st;
+}
+
+skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                 const skf_progress *progress, skf_error *err)
+{
+    int saved = threads_push(t->opt.threads);
+    skf_status st = transfer_run_clip(t, clip_name, out, progress, err);
+    omp_set_num_threads(saved);
     return st;
 }
