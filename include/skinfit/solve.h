@@ -55,6 +55,9 @@ typedef enum skf_solve_start {
     SKF_SOLVE_START_AFFINE     /* only the affine start (input kept for bones with no weight) */
 } skf_solve_start;
 
+#define SKF_SOLVE_DEFAULT_MAX_SWEEPS 500
+#define SKF_ROTONLY_DEFAULT_MAX_ITERATIONS 100
+
 /* Zeroed options = defaults. */
 typedef struct skf_solve_options {
     double tolerance;      /* stop when a sweep lowers E by < tolerance·N·diag²; 0 → 1e-14 */

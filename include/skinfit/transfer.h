@@ -238,6 +238,8 @@ typedef struct skf_transfer_options {
     skf_align_options align;  /* zeroed → defaults */
     int threads;              /* OpenMP threads for every pass of the session (alignment,
                                  correspondence, solves); 0 → all */
+    int max_sweeps;           /* free / control solve: bone sweeps per frame; 0 → 500 */
+    int max_lm_iterations;    /* rotation-only: Levenberg–Marquardt iterations per frame; 0 → 100 */
 } skf_transfer_options;
 
 /* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
@@ -252,6 +254,10 @@ typedef struct skf_transfer_metrics {
     /* per frame, [frames] each, owned */
     double *frame_quality, *frame_mean_pct, *frame_max_pct;
     int *frame_sweeps;
+    /* frames whose solve stopped at the iteration cap (not at the tolerance),
+     * and that cap (sweeps, or LM iterations for rotation-only) */
+    size_t frames_at_cap;
+    int iteration_cap;
 } skf_transfer_metrics;
 
 typedef struct skf_transfer_clip {
@@ -270,6 +276,12 @@ typedef struct skf_transfer_clip {
 } skf_transfer_clip;
 
 void skf_transfer_clip_release(skf_transfer_clip *clip);
+
+/* Append to w (may be NULL) ONE warning per run of clip (control, free,
+ * rotation-only) in which some frames stopped at the iteration cap, e.g.
+ * "solver: Walk: free: 12 of 40 frames stopped at the sweep cap
+ * max_sweeps=500 (raise it with --max-sweeps N)". Nothing when none did. */
+void skf_transfer_clip_warn(const skf_transfer_clip *clip, skf_warnings *w);
 
 typedef struct skf_transfer skf_transfer;
 

@@ -11,6 +11,9 @@ typedef struct dc_ctx {
     double diag;
     skf_warnings *warnings;
     const skf_progress *progress;
+    /* NNLS solves of the weight steps, and those that stopped at their cap
+     * (4n + 16 active-set changes); reported once per run. May be NULL. */
+    size_t *nnls_solves, *nnls_at_cap;
 } dc_ctx;
 
 /* Rigid transforms of hard clusters: transforms[(f*B + b)*12] fitted by

@@ -206,8 +206,9 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         omp_set_num_threads(opt.threads);
     double t0 = omp_get_wtime();
 
+    size_t nnls_solves = 0, nnls_at_cap = 0;
     dc_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
-                .progress = opt.progress};
+                .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap};
     c.diag = skf_bbox_diagonal(N, rest);
     skf_status st = SKF_OK;
     skf_decomposition *d = skf_calloc(1, sizeof *d);
@@ -361,8 +362,12 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         }
     }
     if (it == iters)
-        skf_warn(opt.warnings, "decompose: stopped at the iteration cap (%zu); the error was "
-                 "still improving", iters);
+        skf_warn(opt.warnings, "decompose: stopped at the iteration cap max_iterations=%zu with the "
+                 "error still improving (raise it with --max-iterations N)", iters);
+    if (nnls_at_cap)
+        skf_warn(opt.warnings, "decompose: %zu of %zu weight solves stopped at the NNLS cap of "
+                 "4n+16 active-set steps (n candidate bones; fixed) and kept their last feasible "
+                 "weights", nnls_at_cap, nnls_solves);
     d->iterations = it;
     memcpy(d->transforms, best_T, F * B * 12 * sizeof *best_T);
     memcpy(d->weight, best_w, N * K * sizeof *best_w);

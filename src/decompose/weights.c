@@ -67,6 +67,7 @@ skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms,
                     d[p * 4 + q] = s[q * 4 + p];
         }
     int failed = 0;
+    size_t solves = 0, at_cap = 0;
     long long NN = (long long)N;
 #pragma omp parallel
     {
@@ -76,7 +77,7 @@ skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms,
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 32)
+#pragma omp for schedule(dynamic, 32) reduction(+ : solves, at_cap)
         for (long long jj = 0; jj < NN; ++jj) {
             if (!cb || !eb)
                 continue;
@@ -129,7 +130,8 @@ skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms,
                         Q[a * n + b] = q;
                     }
                 }
-                skf_nnls_simplex(n, Q, cc, x);
+                ++solves;
+                at_cap += skf_nnls_simplex(n, Q, cc, x) >= (int)(4 * n + 16);
                 size_t nnz = 0;
                 for (size_t a = 0; a < n; ++a)
                     nnz += x[a] > 0;
@@ -192,6 +194,10 @@ skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms,
     }
     skf_free(Tb);
     skf_free(G);
+    if (c->nnls_solves)
+        *c->nnls_solves += solves;
+    if (c->nnls_at_cap)
+        *c->nnls_at_cap += at_cap;
     if (failed)
         return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory in the weight solve");
     return SKF_OK;

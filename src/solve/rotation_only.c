@@ -300,7 +300,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         return skf_fail(err, SKF_ERR_NOMEM, "rotation-only: out of memory");
     r->s = solver;
     r->B = B;
-    r->max_it = (opt && opt->max_iterations > 0) ? opt->max_iterations : 100;
+    r->max_it = (opt && opt->max_iterations > 0) ? opt->max_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
     r->tol = (opt && opt->tolerance > 0) ? opt->tolerance : 1e-18;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);

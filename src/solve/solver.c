@@ -22,7 +22,7 @@ static void resolve_options(skf_solve_options *o, const skf_solve_options *in)
     if (!(o->tolerance > 0))
         o->tolerance = 1e-14;
     if (o->max_sweeps <= 0)
-        o->max_sweeps = 500;
+        o->max_sweeps = SKF_SOLVE_DEFAULT_MAX_SWEEPS;
     if (!(o->ridge > 0))
         o->ridge = 1e-10;
     if (o->chunk_frames == 0)

@@ -121,13 +121,14 @@ static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw,
 }
 
 static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, const size_t *offsets,
-                              const uint32_t *bone, const double *weight, int threads, skf_solver **out,
-                              skf_error *err)
+                              const uint32_t *bone, const double *weight, int threads, int max_sweeps,
+                              skf_solver **out, skf_error *err)
 {
     skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count};
     skf_solve_options so;
     memset(&so, 0, sizeof so);
     so.threads = threads;
+    so.max_sweeps = max_sweeps;
     return skf_solver_new(&sr, &so, out, err);
 }
 
@@ -151,7 +152,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src_rest_world);
     if (!t->opt.no_control) {
         st = make_solver(t->src, t->src_rest_world, t->src->vertex_count, t->src->weight_offsets,
-                         t->src->weight_joints, t->src->weights, t->opt.threads, &t->src_solver, err);
+                         t->src->weight_joints, t->src->weights, t->opt.threads, t->opt.max_sweeps,
+                         &t->src_solver, err);
         if (st)
             goto fail;
     }
@@ -210,7 +212,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         }
         t->con_offsets[c + 1] = e;
     }
-    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->opt.threads,
+    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->opt.threads, t->opt.max_sweeps,
                      &t->tgt_solver, err);
     if (st) {
         skf_error_prefix(err, "%s", doc_name(target));
@@ -252,7 +254,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->trs_ready = true;
     if (t->opt.mode & SKF_TRANSFER_ROTATION_ONLY) {
         skf_skeleton sk = {B, t->tgt_parent, t->tgt_bind};
-        st = skf_rotonly_new(t->tgt_solver, &sk, NULL, &t->rotonly, err);
+        skf_rotonly_options ro = {.max_iterations = t->opt.max_lm_iterations};
+        st = skf_rotonly_new(t->tgt_solver, &sk, &ro, &t->rotonly, err);
         if (st) {
             skf_error_prefix(err, "%s", doc_name(target));
             goto fail;
@@ -365,6 +368,28 @@ static void metrics_release(skf_transfer_metrics *m)
     skf_free(m->frame_max_pct);
     skf_free(m->frame_sweeps);
     memset(m, 0, sizeof *m);
+}
+
+static void warn_cap(const skf_transfer_clip *c, const skf_transfer_metrics *m, const char *run,
+                     bool lm, skf_warnings *w)
+{
+    if (!m->present || !m->frames_at_cap)
+        return;
+    const char *name = c->name ? c->name : "clip";
+    const char *bar = strrchr(name, '|'); /* "AnimalArmature|Walk" -> "Walk" */
+    skf_warn(w, "solver: %s: %s: %zu of %zu frames stopped at the %s cap %s=%d (raise it with %s N)",
+             bar ? bar + 1 : name, run, m->frames_at_cap, c->frames,
+             lm ? "iteration" : "sweep", lm ? "max_lm_iterations" : "max_sweeps", m->iteration_cap,
+             lm ? "--max-lm-iterations" : "--max-sweeps");
+}
+
+void skf_transfer_clip_warn(const skf_transfer_clip *c, skf_warnings *w)
+{
+    if (!c)
+        return;
+    warn_cap(c, &c->control, "control", false, w);
+    warn_cap(c, &c->free, "free", false, w);
+    warn_cap(c, &c->rotation_only, "rotation-only", true, w);
 }
 
 void skf_transfer_clip_release(skf_transfer_clip *c)
@@ -554,7 +579,9 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             for (size_t f = 0; f < F; ++f) {
                 out->control.frame_sweeps[f] = stats[f].sweeps;
                 sw += stats[f].sweeps;
+                out->control.frames_at_cap += stats[f].hit_cap;
             }
+            out->control.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
             out->control.sweeps_per_frame = sw / (double)F;
             measure(t->src_solver, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, &out->control);
         } else {
@@ -601,7 +628,9 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         for (size_t f = 0; f < F; ++f) {
             out->free.frame_sweeps[f] = stats[f].sweeps;
             sw += stats[f].sweeps;
+            out->free.frames_at_cap += stats[f].hit_cap;
         }
+        out->free.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
         skf_free(stats);
         out->free.sweeps_per_frame = sw / (double)F;
         measure(t->tgt_solver, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch, &out->free);
@@ -626,6 +655,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                                        err);
                 out->rotation_only.frame_sweeps[f] = rs.iterations;
                 it += rs.iterations;
+                out->rotation_only.frames_at_cap += !st && rs.hit_cap;
                 if (skf_progress_report(progress, 0.6 + 0.35 * (double)(f + 1) / (double)F, "rotation-only solve")) {
                     st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
                 }
@@ -636,6 +666,8 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                 goto done;
             }
             out->rotation_only.sweeps_per_frame = it / (double)F;
+            out->rotation_only.iteration_cap =
+                t->opt.max_lm_iterations > 0 ? t->opt.max_lm_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
             measure(t->tgt_solver, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag, scratch,
                     &out->rotation_only);
         }

@@ -273,6 +273,41 @@ static void test_cli(void)
     /* ---- solver: bones ---- */
     expect_limit(NULL, "--limit bones=2 control src.glb --clip Walk", "bones");
 
+    /* ---- iteration caps: one warning per clip and run, naming the cap and its flag ---- */
+    if (cli(NULL, "autoweights src.glb -o auto.glb") == 0) {
+        int rc = cli(NULL, "transfer --source src.glb --target auto.glb --clip Walk --mode both "
+                           "--max-sweeps 2 --max-lm-iterations 2 -o capped.glb --report capped.json");
+        CHECK(rc == 0);
+        CHECK_MSG(lines(err_text) == 2, "%d warning lines", lines(err_text));
+        CHECK(strstr(err_text, "solver: Walk: free: 37 of 37 frames stopped at the sweep cap "
+                               "max_sweeps=2 (raise it with --max-sweeps N)") != NULL);
+        CHECK(strstr(err_text, "solver: Walk: rotation-only: 37 of 37 frames stopped at the "
+                               "iteration cap max_lm_iterations=2 (raise it with --max-lm-iterations N)") != NULL);
+        uint8_t *rep;
+        size_t rn;
+        skf_error e;
+        char rp[600];
+        snprintf(rp, sizeof rp, "%s/capped.json", dir);
+        if (skf_read_file(rp, 64 << 20, &rep, &rn, &e) == SKF_OK) {
+            CHECK(strstr((const char *)rep, "\"frames_at_cap\": 37") != NULL);
+            CHECK(strstr((const char *)rep, "\"iteration_cap\": 2") != NULL);
+            skf_free(rep);
+        } else {
+            CHECK(!"report written");
+        }
+    } else {
+        CHECK(!"autoweights");
+    }
+    /* the control run converges in one sweep: no warning even at --max-sweeps 1 */
+    CHECK(cli(NULL, "control src.glb --clip Walk --max-sweeps 1") == 0 && !strstr(err_text, "warning"));
+    expect_usage(NULL, "control src.glb --max-sweeps 0", "--max-sweeps needs an integer");
+    expect_usage(NULL, "transfer --source src.glb --target src.glb --clip Walk -o x.glb "
+                       "--max-lm-iterations x", "--max-lm-iterations needs an integer");
+    /* decompose: one warning at its alternation cap, naming --max-iterations */
+    snprintf(args, sizeof args, "decompose walk.pc2 %s --max-iterations 1", dec);
+    CHECK(cli(NULL, args) == 0);
+    CHECK(strstr(err_text, "max_iterations=1") && strstr(err_text, "--max-iterations N"));
+
     /* ---- SVG: svg-depth, svg-bytes, path-nodes, keypoint-bytes ---- */
     size_t cap = 16 * 300 + 256, n = 0;
     char *s = malloc(cap);

@@ -16,7 +16,8 @@ static void usage(FILE *out, bool control)
     if (control) {
         fprintf(out,
                 "usage: skinfit control ARTIST.glb [--clip NAME]... [--all-clips] [--fps F]\n"
-                "                       [--min-quality Q] [--report REPORT.json] [--per-frame]\n\n"
+                "                       [--min-quality Q] [--report REPORT.json] [--per-frame]\n"
+                "                       [--max-sweeps N]\n\n"
                 "Solves the rig's bone transforms against its own clips (the control run of a\n"
                 "transfer): the error must land on zero. Without --clip, every clip runs.\n\n"
                 "  --clip NAME          a clip (\"Walk\" matches \"AnimalArmature|Walk\"); repeatable\n"
@@ -26,6 +27,8 @@ static void usage(FILE *out, bool control)
                 "  --report FILE.json   write the report (schema: docs/transfer-report.md)\n"
                 "  --html FILE.html     write a self-contained HTML report (docs/render.md)\n"
                 "  --per-frame          print one row per frame too\n"
+                "  --max-sweeps N       cap on bone sweeps per frame (default 500); frames that\n"
+                "                       stop at it are counted in one warning per clip\n"
                 "  -h, --help           this help\n");
         return;
     }
@@ -33,7 +36,7 @@ static void usage(FILE *out, bool control)
             "usage: skinfit transfer --source ARTIST.glb --target RIG.glb (--clip NAME... | --all-clips)\n"
             "                        [--fps F] [--mode free|rotation-only|both] [--max-constraints N]\n"
             "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n"
-            "                        [--html REPORT.html]\n\n"
+            "                        [--html REPORT.html] [--max-sweeps N] [--max-lm-iterations N]\n\n"
             "Plays each clip on the source rig, carries its surface onto the target's mesh\n"
             "(aligned automatically when the meshes differ) and solves the target's bone\n"
             "transforms frame by frame. OUT.glb is the target with the clips added as\n"
@@ -54,6 +57,10 @@ static void usage(FILE *out, bool control)
             "  --html FILE.html     write a self-contained HTML report: quality table, per-frame\n"
             "                       error plots, heat maps (docs/render.md)\n"
             "  --per-frame          print one row per frame too\n"
+            "  --max-sweeps N       free solve: cap on bone sweeps per frame (default 500)\n"
+            "  --max-lm-iterations N  rotation-only: cap on Levenberg-Marquardt iterations\n"
+            "                       per frame (default 100); frames that stop at a cap are\n"
+            "                       counted in one warning per clip and run (docs/limits.md)\n"
             "  -h, --help           this help\n\n"
             "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
 }
@@ -170,6 +177,18 @@ int tr_command(int argc, char **argv, bool control_only)
             }
             opt.max_constraints = (size_t)n;
             ++i;
+        } else if (!strcmp(a, "--max-sweeps") ||
+                   (!control_only && !strcmp(a, "--max-lm-iterations"))) {
+            double n;
+            if (!v || !parse_double(v, &n) || n != floor(n) || n < 1 || n > 1e6) {
+                rc = cli_usage_error(cmd, "%s needs an integer in [1, 1000000]", a);
+                goto out;
+            }
+            if (!strcmp(a, "--max-sweeps"))
+                opt.max_sweeps = (int)n;
+            else
+                opt.max_lm_iterations = (int)n;
+            ++i;
         } else if (control_only && a[0] != '-' && !source) {
             source = a;
         } else {
@@ -262,8 +281,10 @@ int tr_command(int argc, char **argv, bool control_only)
         tr_progress tp;
         tr_progress_init(&tp, &progress, c, clip_count);
         st = skf_transfer_run_clip(tr, clips[c], &results[c], &tp.inner, &err);
-        if (!st)
+        if (!st) {
+            skf_transfer_clip_warn(&results[c], &warn);
             ++done;
+        }
     }
     cli_progress_finish(&prog);
     cli_print_warnings(&warn);

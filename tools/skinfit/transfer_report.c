@@ -70,6 +70,8 @@ static json_t *metrics_json(const skf_transfer_metrics *m, size_t frames, bool l
     json_object_set_new(o, "max_error_pct", json_real(m->max_error_pct));
     json_object_set_new(o, "sweeps_per_frame", json_real(m->sweeps_per_frame));
     json_object_set_new(o, "solve_seconds", json_real(m->solve_seconds));
+    json_object_set_new(o, "frames_at_cap", json_integer((json_int_t)m->frames_at_cap));
+    json_object_set_new(o, "iteration_cap", json_integer(m->iteration_cap));
     if (lengths)
         json_object_set_new(o, "max_length_error", json_real(m->max_length_error));
     json_t *pf = json_array();
