@@ -38,7 +38,7 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
     if (!(fps > 0))
         fps = 24;
     if (B > 65535)
-        return skf_fail(err, SKF_ERR_LIMIT, "decompose: %zu bones (glTF JOINTS allow 65535)", B);
+        return skf_fail(err, SKF_ERR_LIMIT, "decompose: %zu bones (the glTF format's limit: JOINTS allow 65535)", B);
     for (size_t t = 0; t < 3 * triangle_count; ++t)
         if (triangles[t] >= N)
             return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: triangle %zu: vertex %u out of range",

@@ -157,7 +157,7 @@ skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uin
     if (triangle_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "bvh: triangles: the surface has no triangles");
     if (triangle_count > UINT32_MAX / 2)
-        return skf_fail(err, SKF_ERR_LIMIT, "bvh: triangles: %zu triangles exceed the limit",
+        return skf_fail(err, SKF_ERR_LIMIT, "bvh: triangles: %zu triangles exceed the BVH's fixed limit of 2^31-1",
                         triangle_count);
     for (size_t t = 0; t < triangle_count * 3; ++t)
         if (triangles[t] >= vertex_count)
