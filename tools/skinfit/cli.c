@@ -2,10 +2,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,4 +122,21 @@ int cli_mkdir_p(const char *dir)
         return -1;
     }
     return 0;
+}
+
+bool cli_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcasecmp(s + n - m, suffix);
 }

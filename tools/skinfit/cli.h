@@ -36,4 +36,9 @@ int cli_mkdir_p(const char *dir);
 /* Install SIGINT/SIGTERM handlers that unlink open temporaries and exit 130/143. */
 void cli_install_signal_handlers(void);
 
+/* A whole argument as a finite double (no trailing text, no overflow). */
+bool cli_parse_double(const char *s, double *out);
+/* s ends with suffix, ASCII case-insensitively (".GLB" matches ".glb"). */
+bool cli_ends_with(const char *s, const char *suffix);
+
 #endif

@@ -32,23 +32,6 @@ static void usage(FILE *f)
             "                DIR/frame_0000.obj ...; a pattern with one %%d: OBJ files\n");
 }
 
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcasecmp(s + n - m, suffix);
-}
-
 int cmd_bake(int argc, char **argv)
 {
     const char *file = NULL, *clip_name = NULL, *out_path = NULL;
@@ -72,7 +55,7 @@ int cmd_bake(int argc, char **argv)
             } else if (!strcmp(a, "-o")) {
                 out_path = v;
             } else if (!strcmp(a, "--fps")) {
-                if (!parse_double(v, &fps) || fps <= 0 || fps > 1e6)
+                if (!cli_parse_double(v, &fps) || fps <= 0 || fps > 1e6)
                     return cli_usage_error("bake", "--fps: '%s' is not a positive number", v);
             } else {
                 char *end;
@@ -102,7 +85,7 @@ int cmd_bake(int argc, char **argv)
     struct stat sb;
     bool out_dir = (strlen(out_path) && out_path[strlen(out_path) - 1] == '/') ||
                    (stat(out_path, &sb) == 0 && S_ISDIR(sb.st_mode));
-    bool out_pc2 = !out_dir && ends_with(out_path, ".pc2");
+    bool out_pc2 = !out_dir && cli_ends_with(out_path, ".pc2");
     if (!out_dir && !out_pc2 && !strchr(out_path, '%'))
         return cli_usage_error("bake", "-o %s: use OUT.pc2, a folder ending in '/', or a pattern with %%d",
                                out_path);

@@ -49,12 +49,6 @@ static void usage(FILE *f)
             "                       shapes) as an MDD point cache, for checking\n");
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcasecmp(s + n - m, suffix);
-}
-
 static bool parse_size(const char *s, size_t lo, size_t hi, size_t *out)
 {
     char *end;
@@ -135,7 +129,7 @@ done:
 static skf_status load_rest(const char *path, skf_meshseq **out, skf_warnings *w, skf_error *err)
 {
     *out = NULL;
-    if (ends_with(path, ".gltf") || ends_with(path, ".glb")) {
+    if (cli_ends_with(path, ".gltf") || cli_ends_with(path, ".glb")) {
         skf_gltf *doc = NULL;
         skf_rig *rig = NULL;
         skf_status st = skf_gltf_load(path, &doc, w, err);
@@ -244,7 +238,7 @@ int cmd_decompose(int argc, char **argv)
         return cli_usage_error("decompose", "give exactly one of --bones N and --auto-bones");
     if (!out_path)
         return cli_usage_error("decompose", "missing -o OUT.glb");
-    if (!ends_with(out_path, ".glb"))
+    if (!cli_ends_with(out_path, ".glb"))
         return cli_usage_error("decompose", "-o %s: the output is a .glb file", out_path);
     if (skf_same_file(input, out_path) || (rest_path && skf_same_file(rest_path, out_path)) ||
         (report && (skf_same_file(input, report) || skf_same_file(out_path, report))) ||
@@ -263,14 +257,14 @@ int cmd_decompose(int argc, char **argv)
     skf_status st;
     struct stat sb;
     bool is_dir = stat(input, &sb) == 0 && S_ISDIR(sb.st_mode);
-    if (ends_with(input, ".abc")) {
+    if (cli_ends_with(input, ".abc")) {
         skf_alembic_options ao = {.apply_parent_xform = apply_xform};
         st = skf_alembic_read(input, &ao, &seq, &err);
-    } else if (ends_with(input, ".mdd")) {
+    } else if (cli_ends_with(input, ".mdd")) {
         st = skf_mdd_read(input, &seq, &err);
-    } else if (ends_with(input, ".pc2")) {
+    } else if (cli_ends_with(input, ".pc2")) {
         st = skf_pc2_read(input, &seq, &err);
-    } else if (ends_with(input, ".gltf") || ends_with(input, ".glb")) {
+    } else if (cli_ends_with(input, ".gltf") || cli_ends_with(input, ".glb")) {
         st = load_gltf_seq(input, clip_name, fps, &seq, &glrest, &w, &err);
     } else if (is_dir || strchr(input, '%')) {
         st = skf_objseq_read(input, &seq, &err);

@@ -54,17 +54,6 @@ typedef struct rig_arg {
     bool baked;
 } rig_arg;
 
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 /* "file.glb=Label" → path "file.glb", label "Label": split at the first '='
  * unless the whole argument names an existing file. */
 static bool split_rig(const char *arg, bool baked, rig_arg *out)
@@ -211,13 +200,13 @@ int cmd_render(int argc, char **argv)
             ro.width = w;
             ro.height = h;
         } else if (!strcmp(a, "--fps")) {
-            if (!parse_double(v, &fps) || fps <= 0 || fps > 1e4) {
+            if (!cli_parse_double(v, &fps) || fps <= 0 || fps > 1e4) {
                 rc = cli_usage_error("render", "--fps: '%s' is not a positive number", v);
                 goto done;
             }
         } else if (!strcmp(a, "--supersample")) {
             double s;
-            if (!parse_double(v, &s) || s != floor(s) || s < 1 || s > 8) {
+            if (!cli_parse_double(v, &s) || s != floor(s) || s < 1 || s > 8) {
                 rc = cli_usage_error("render", "--supersample: '%s' is not an integer in 1..8", v);
                 goto done;
             }

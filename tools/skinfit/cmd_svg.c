@@ -35,23 +35,6 @@ static void usage(FILE *out)
 
 enum { FMT_AUTO, FMT_FRAMES, FMT_ANIMATED, FMT_PNG, FMT_GIF };
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcasecmp(s + a - b, suffix);
-}
-
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Write n frames into folder out: into a temporary sibling folder renamed
  * at the end when out does not exist yet, else file by file (atomically). */
 typedef struct frame_sink {
@@ -161,7 +144,7 @@ int cmd_svg(int argc, char **argv)
             else
                 return cli_usage_error("svg", "unknown --format '%s' (frames, animated, png, gif)", f);
         } else if (!strcmp(a, "--fps")) {
-            if (!has_next || !parse_double(argv[i + 1], &fps) || !(fps > 0) || fps > 1000)
+            if (!has_next || !cli_parse_double(argv[i + 1], &fps) || !(fps > 0) || fps > 1000)
                 return cli_usage_error("svg", "--fps needs a number in (0, 1000]");
             ++i;
         } else if (!strcmp(a, "--size")) {
@@ -173,7 +156,7 @@ int cmd_svg(int argc, char **argv)
         } else if (!strcmp(a, "--no-smoothing")) {
             aopt.no_smoothing = true;
         } else if (!strcmp(a, "--min-path-confidence")) {
-            if (!has_next || !parse_double(argv[i + 1], &aopt.min_path_confidence) ||
+            if (!has_next || !cli_parse_double(argv[i + 1], &aopt.min_path_confidence) ||
                 aopt.min_path_confidence < 0)
                 return cli_usage_error("svg", "--min-path-confidence needs a number >= 0");
             ++i;
@@ -192,7 +175,7 @@ int cmd_svg(int argc, char **argv)
     if (!out)
         return cli_usage_error("svg", "missing -o OUT");
     if (format == FMT_AUTO)
-        format = ends_with(out, ".svg") ? FMT_ANIMATED : ends_with(out, ".gif") ? FMT_GIF : FMT_FRAMES;
+        format = cli_ends_with(out, ".svg") ? FMT_ANIMATED : cli_ends_with(out, ".gif") ? FMT_GIF : FMT_FRAMES;
     if (skf_same_file(out, input) || skf_same_file(out, pose_path)) {
         fprintf(stderr, "skinfit: %s: refusing to overwrite an input\n", out);
         return EXIT_BAD_INPUT;

@@ -65,17 +65,6 @@ static void usage(FILE *out, bool control)
             "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
 }
 
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 int tr_command(int argc, char **argv, bool control_only)
 {
     const char *cmd = control_only ? "control" : "transfer";
@@ -109,13 +98,13 @@ int tr_command(int argc, char **argv, bool control_only)
         } else if (!strcmp(a, "--per-frame")) {
             per_frame = true;
         } else if (!strcmp(a, "--fps")) {
-            if (!v || !parse_double(v, &opt.fps) || !(opt.fps > 0 && opt.fps <= 1000)) {
+            if (!v || !cli_parse_double(v, &opt.fps) || !(opt.fps > 0 && opt.fps <= 1000)) {
                 rc = cli_usage_error(cmd, "--fps needs a number in (0, 1000]");
                 goto out;
             }
             ++i;
         } else if (!strcmp(a, "--min-quality")) {
-            if (!v || !parse_double(v, &min_quality) || min_quality > 100) {
+            if (!v || !cli_parse_double(v, &min_quality) || min_quality > 100) {
                 rc = cli_usage_error(cmd, "--min-quality needs a percentage (e.g. 99.5)");
                 goto out;
             }
@@ -171,7 +160,7 @@ int tr_command(int argc, char **argv, bool control_only)
             ++i;
         } else if (!control_only && !strcmp(a, "--max-constraints")) {
             double n;
-            if (!v || !parse_double(v, &n) || n != floor(n) || n < 16 || n > 1e9) {
+            if (!v || !cli_parse_double(v, &n) || n != floor(n) || n < 16 || n > 1e9) {
                 rc = cli_usage_error(cmd, "--max-constraints needs an integer >= 16");
                 goto out;
             }
@@ -180,7 +169,7 @@ int tr_command(int argc, char **argv, bool control_only)
         } else if (!strcmp(a, "--max-sweeps") ||
                    (!control_only && !strcmp(a, "--max-lm-iterations"))) {
             double n;
-            if (!v || !parse_double(v, &n) || n != floor(n) || n < 1 || n > 1e6) {
+            if (!v || !cli_parse_double(v, &n) || n != floor(n) || n < 1 || n > 1e6) {
                 rc = cli_usage_error(cmd, "%s needs an integer in [1, 1000000]", a);
                 goto out;
             }
