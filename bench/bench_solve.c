@@ -5,8 +5,9 @@
  * through the hierarchy). Reports time per clip and per frame, sweeps per
  * frame, peak memory, one thread and all threads, and the ratio to the Dem
  * Bones anchor (0.24 s for 5000 × 24 × 30 bones given exact weights, one
- * thread). Also: 30 bones (the anchor's size), inexact targets (1 % noise,
- * as a transfer sees), and the rotation-only pass.
+ * thread). Also: 30 bones (the anchor's size), inexact targets (1 % noise),
+ * a transfer-like case (targets from one rig, solved with another rig's
+ * weights: sweeps vs Newton, CPU time) and the rotation-only pass.
  *
  * Usage: bench_solve [repetitions=5]  (prints the minimum over repetitions). */
 #include "skinfit/math.h"
@@ -253,6 +254,100 @@ static double rotonly_time(const rig_case *c, const double *targets, size_t F, i
     return best;
 }
 
+
+/* Transfer-like case: the targets come from rig c (exact LBS of its weights),
+ * the solve uses a second rig on the same rest points and joints whose weights
+ * differ (diffuse: ∝ 1/d over the 8 nearest joints, like autoweights P=1 K=8),
+ * so the targets are inexact for it and the bones are strongly coupled.
+ * Both methods, one thread, one run each: CPU time per frame of the clip
+ * solve, sweeps and Newton iterations per frame, frames at the cap, and the
+ * mean final energy (direct residual) relative to N·diag². */
+static void transfer_like(const rig_case *c, const double *targets, size_t F)
+{
+    const size_t n = c->n, B = c->B, K = 8;
+    size_t *off = malloc((n + 1) * sizeof *off);
+    uint32_t *bone = malloc(K * n * sizeof *bone);
+    double *weight = malloc(K * n * sizeof *weight);
+    off[0] = 0;
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j) {
+        const double *v = c->g.rest + 3 * j;
+        size_t best[8];
+        double bd[8];
+        size_t nb = 0;
+        for (size_t i = 0; i < B; ++i) {
+            double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
+            double dd = sqrt(skf_dot3(d, d)) + 1e-3;
+            size_t pos;
+            if (nb < K)
+                pos = nb++;
+            else if (dd < bd[K - 1])
+                pos = K - 1;
+            else
+                continue;
+            while (pos > 0 && bd[pos - 1] > dd) {
+                bd[pos] = bd[pos - 1];
+                best[pos] = best[pos - 1];
+                --pos;
+            }
+            bd[pos] = dd;
+            best[pos] = i;
+        }
+        double sum = 0;
+        for (size_t q = 0; q < nb; ++q)
+            sum += 1.0 / bd[q];
+        for (size_t q = 0; q < nb; ++q) {
+            bone[m] = (uint32_t)best[q];
+            weight[m++] = 1.0 / bd[q] / sum;
+        }
+        off[j + 1] = m;
+    }
+    skf_solve_rig rig = {n, c->g.rest, off, bone, weight, B};
+    double *T = malloc(F * B * 12 * sizeof *T);
+    skf_solve_stats *st = malloc(F * sizeof *st);
+    double cpu[2] = {0, 0}, energy[2] = {0, 0};
+    for (int method = 0; method < 2; ++method) {
+        skf_solve_options opt = {0};
+        opt.threads = 1;
+        opt.method = method == 0 ? SKF_SOLVE_METHOD_SWEEPS : SKF_SOLVE_METHOD_NEWTON;
+        skf_solver *s = NULL;
+        skf_error err;
+        if (skf_solver_new(&rig, &opt, &s, &err) != SKF_OK) {
+            fprintf(stderr, "bench_solve: %s\n", err.message);
+            exit(1);
+        }
+        for (size_t i = 0; i < B; ++i)
+            skf_transform34_identity(T + 12 * i);
+        double c0 = cpu_now();
+        if (skf_solver_clip(s, F, targets, T, st, NULL, &err) != SKF_OK) {
+            fprintf(stderr, "bench_solve: %s\n", err.message);
+            exit(1);
+        }
+        cpu[method] = cpu_now() - c0;
+        double sw = 0, it = 0, d = skf_solver_diagonal(s);
+        int capped = 0;
+        for (size_t f = 0; f < F; ++f) {
+            sw += st[f].sweeps / (double)F;
+            it += st[f].iterations / (double)F;
+            capped += st[f].hit_cap;
+            energy[method] += st[f].residual / ((double)n * d * d) / (double)F;
+            if (getenv("DBG")) fprintf(stderr, "DBG m%d f%zu E %.15e start %.6e sw %d it %d aff %d\n", method, f, st[f].residual / ((double)n * d * d), st[f].energy_start/ ((double)n * d * d), st[f].sweeps, st[f].iterations, st[f].used_affine);
+        }
+        printf("%3zu bones, other weights, %-7s %7d %9s %9s %9.4f %9.3f %7.2f  newton it/frame %5.2f, "
+               "capped %2d/%zu, mean E/(N·diag²) %.12e\n", B, method ? "newton" : "sweeps", 1, "-",
+               "-", 1e3 * cpu[method] / (double)F, 1e3 * cpu[method], sw, it, capped, F,
+               energy[method]);
+        skf_solver_free(s);
+    }
+    printf("%3zu bones, other weights: newton / sweeps CPU time %.3f (%.1fx faster), energy ratio "
+           "%.12f\n", B, cpu[1] / cpu[0], cpu[0] / cpu[1], energy[1] / energy[0]);
+    free(T);
+    free(st);
+    free(off);
+    free(bone);
+    free(weight);
+}
+
 int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 5;
@@ -286,6 +381,8 @@ int main(int argc, char **argv)
                        anchor / (res.t_new + res.t_clip), anchor / (res.c_new + res.c_clip),
                        res.max_rms_rel);
             }
+            if (ni == 0)
+                transfer_like(&c, targets, F);
             if (bi == 0 && !getenv("BENCH_SOLVE_FREE_ONLY")) {
                 double it;
                 double t = rotonly_time(&c, targets, F, reps < 3 ? reps : 3, &it);

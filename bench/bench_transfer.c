@@ -36,9 +36,10 @@ static int one(const char *label, skf_gltf *src, skf_gltf *tgt)
     double c2 = bench_cpu(), t2 = bench_wall();
     skf_transfer_info in;
     skf_transfer_get_info(t, &in);
-    printf("%-28s %8zu %6zu %6zu %9.3f %9.3f %9.3f %9.3f %9.2f %8.1f %9.5f %9.1f\n", label, in.constraints,
+    printf("%-28s %8zu %6zu %6zu %9.3f %9.3f %9.3f %9.3f %9.2f %8.1f %8.1f %9.5f %9.1f\n", label, in.constraints,
            in.target_joints, c.frames, t1 - t0, c.free.solve_seconds, t2 - t1, c2 - c1,
-           1e3 * c.free.solve_seconds / (double)c.frames, c.free.sweeps_per_frame, 100 * c.free.quality, bench_peak_mib());
+           1e3 * c.free.solve_seconds / (double)c.frames, c.free.sweeps_per_frame,
+           c.free.iterations_per_frame, 100 * c.free.quality, bench_peak_mib());
     skf_transfer_clip_release(&c);
     skf_transfer_free(t);
     return 0;
@@ -47,8 +48,8 @@ static int one(const char *label, skf_gltf *src, skf_gltf *tgt)
 int main(int argc, char **argv)
 {
     size_t maxv = argc > 1 ? (size_t)atol(argv[1]) : 200000;
-    printf("%-28s %8s %6s %6s %9s %9s %9s %9s %9s %8s %9s %9s\n", "case", "constr.", "bones", "frames", "setup s",
-           "solve s", "clip s", "clip CPU", "ms/frame", "sweeps", "quality%", "peak MiB");
+    printf("%-28s %8s %6s %6s %9s %9s %9s %9s %9s %8s %8s %9s %9s\n", "case", "constr.", "bones", "frames", "setup s",
+           "solve s", "clip s", "clip CPU", "ms/frame", "sweeps", "newton", "quality%", "peak MiB");
     printf("(solve s: the free solve's wall time; clip s: the whole clip incl. sampling, control,\n"
            " carrying, measuring and TRS conversion; clip CPU: process CPU seconds of the clip)\n");
     const size_t sizes[3] = {5000, 50000, 200000};

@@ -58,20 +58,37 @@ typedef enum skf_solve_start {
 #define SKF_SOLVE_DEFAULT_MAX_SWEEPS 500
 #define SKF_ROTONLY_DEFAULT_MAX_ITERATIONS 100
 
+/* How a frame is minimised after the start (docs/solver.md "Algorithm"). */
+typedef enum skf_solve_method {
+    SKF_SOLVE_METHOD_NEWTON = 0, /* default: a few bone sweeps, then damped Newton steps over all
+                                    bones at once (quadratic convergence on inexact targets);
+                                    rigs with more than 256 bones use the sweeps alone */
+    SKF_SOLVE_METHOD_SWEEPS      /* bone sweeps (block coordinate descent) only */
+} skf_solve_method;
+
 /* Zeroed options = defaults. */
 typedef struct skf_solve_options {
-    double tolerance;      /* stop when a sweep lowers E by < tolerance·N·diag²; 0 → 1e-14 */
+    double tolerance;      /* stop when a sweep (or a Newton step) lowers E by < tolerance·N·diag²;
+                              0 → 1e-14 */
     int max_sweeps;        /* cap on bone sweeps per frame; 0 → 500 */
     double ridge;          /* relative ridge on the affine system's diagonal blocks; 0 → 1e-10 */
     skf_solve_start start; /* see above */
     int threads;           /* OpenMP threads; 0 → omp_get_max_threads() */
     int chunk_frames;      /* clip solve: frames per independent chunk (each starts affine);
                               0 → 8; a negative value → one chunk (strictly sequential) */
+    skf_solve_method method; /* see above */
+    int max_iterations;    /* NEWTON: cap on Newton iterations per frame; 0 → 100. The sweeps
+                              before them (warmup_sweeps) and after a stalled Newton phase count against
+                              max_sweeps */
+    int warmup_sweeps;     /* NEWTON: bone sweeps before the first Newton step; 0 → 15,
+                              negative → none (one sweep still runs: it is the exact-data test) */
 } skf_solve_options;
 
 typedef struct skf_solve_stats {
     int sweeps;            /* bone sweeps run */
-    bool hit_cap;          /* stopped by max_sweeps, not by the tolerance */
+    int iterations;        /* Newton iterations run (method NEWTON; each one assembles and
+                              factors the 6B×6B system once, retries with more damping aside) */
+    bool hit_cap;          /* stopped by max_sweeps / max_iterations, not by the tolerance */
     bool used_affine;      /* the affine start won (or was forced) */
     double energy_start;   /* E (moment form) of the chosen start */
     double energy;         /* E (moment form) at the end; may lose digits near 0 */

@@ -249,6 +249,7 @@ typedef struct skf_transfer_metrics {
     bool present;
     double quality, mean_error_pct, max_error_pct;
     double sweeps_per_frame;  /* free: bone sweeps; rotation-only: LM iterations */
+    double iterations_per_frame; /* free: Newton iterations (skf_solve_stats.iterations) */
     double solve_seconds;     /* wall time of this run's solve */
     double max_length_error;  /* rotation-only: max relative bone-length error of the baked TRS */
     /* per frame, [frames] each, owned */

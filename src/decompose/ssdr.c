@@ -330,6 +330,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             memset(&so, 0, sizeof so);
             so.start = SKF_SOLVE_START_WARM;
             so.max_sweeps = 5; /* warm-started: a few sweeps per alternation suffice */
+            so.method = SKF_SOLVE_METHOD_SWEEPS; /* the alternation needs descent, not a converged frame */
             so.threads = opt.threads;
             st = skf_solver_new(&rig, &so, &solver, err);
         } else {

@@ -72,17 +72,17 @@ static double update_bone(const skf_solver *s, const skf_solve_ws *ws, double *T
     return dec > 0 ? dec : 0;
 }
 
-void skf__solve_sweeps(const skf_solver *s, const skf_solve_ws *ws, double *T, skf_solve_stats *st)
+void skf__solve_sweeps(const skf_solver *s, const skf_solve_ws *ws, double *T, skf_solve_stats *st,
+                       int max_sweeps)
 {
     const double stop = s->opt.tolerance * (double)s->n * s->diag * s->diag;
-    st->sweeps = 0;
     st->hit_cap = true;
-    for (int sweep = 0; sweep < s->opt.max_sweeps; ++sweep) {
+    for (int sweep = 0; sweep < max_sweeps; ++sweep) {
         double dec = 0;
         for (size_t i = 0; i < s->B; ++i)
             if (s->mu[i] > 0)
                 dec += update_bone(s, ws, T, i);
-        st->sweeps = sweep + 1;
+        st->sweeps++;
         if (dec < stop) {
             st->hit_cap = false;
             break;

@@ -341,7 +341,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
         ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->JtJ && r->A &&
-             r->Jtr && r->x && r->acc && r->accZ && r->accz && skf__solve_ws_init(solver, &r->ws) == SKF_OK;
+             r->Jtr && r->x && r->acc && r->accZ && r->accz && skf__solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
     if (!ok) {
         skf_rotonly_free(r);

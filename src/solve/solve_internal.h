@@ -10,6 +10,25 @@
 #define SKF_SOLVE_BLOCK 2048
 /* Dense affine system up to this many bones (4B×4B doubles: 2048 → 512 MiB). */
 #define SKF_SOLVE_MAX_BONES 2048
+/* Joint Newton steps (newton.c) up to this many bones: a dense (6B)² matrix
+ * per workspace (256 → 18 MiB); larger rigs use the bone sweeps alone. */
+#define SKF_SOLVE_NEWTON_MAX_BONES 256
+/* Bone sweeps before the first Newton step: cheap early progress, and frames
+ * the sweeps finish quickly (exact data: 1 sweep; smooth warm-started clips)
+ * never reach Newton. E is not convex in the rotations: with only 3 sweeps
+ * Newton's first long steps sometimes settled in a different (higher) local
+ * minimum than the sweeps (1 frame in 48 of bench_solve's transfer-like
+ * case); 15 sweeps (≈ one Newton iteration of CPU at 45 bones) avoided it
+ * there and also cut the Newton iterations (docs/solver.md). */
+#define SKF_SOLVE_NEWTON_WARMUP 15
+/* Cheap follow-up steps per Newton factorisation (same factor, new gradient). */
+#define SKF_SOLVE_NEWTON_CHORD 4
+
+typedef enum skf_newton_result {
+    SKF_NEWTON_CONVERGED, /* a step lowered E (or promised to) by < tolerance·N·diag² */
+    SKF_NEWTON_CAP,       /* max_iterations reached */
+    SKF_NEWTON_STUCK      /* no damped step lowered E (rounding level): fall back to sweeps */
+} skf_newton_result;
 
 /* Per-thread scratch for one frame solve. */
 typedef struct skf_solve_ws {
@@ -20,6 +39,18 @@ typedef struct skf_solve_ws {
     double *Taff;    /* [B*12] affine start */
     double *rhs;     /* [4B*3] affine right-hand sides / solution */
     double *rhs2;    /* [4B*3] refinement residual */
+    /* newton.c (NULL unless the solver uses Newton steps); n = 6·active bones */
+    double *ntH;     /* [n*n] H in the strict upper triangle, its factor in the lower */
+    double *nthd;    /* [n] diagonal of H */
+    double *ntd;     /* [n] damped diagonal */
+    double *ntD;     /* [n] damping scale */
+    double *ntg;     /* [n] gradient (half) */
+    double *ntx;     /* [n] step */
+    double *ntG;     /* [B*12] G_i = Σ_k T_k M_ki − C_i */
+    double *ntY;     /* [B*12] T_i − c_i e₄ᵀ */
+    double *ntC;     /* [B*3] rotation pivots c_i */
+    double *ntTn;    /* [B*12] trial transforms */
+    double *ntDelta; /* [B*12] trial − current */
 } skf_solve_ws;
 
 struct skf_solver {
@@ -47,6 +78,12 @@ struct skf_solver {
      * of the 4B×4B block matrix [M_ik] + ridge. */
     double *chol;
 
+    /* newton.c: active bones (μ > 0) get compact indices; envelope of H */
+    bool nt_enabled;       /* method NEWTON and B ≤ SKF_SOLVE_NEWTON_MAX_BONES */
+    size_t *nt_act;        /* [B] compact index or SIZE_MAX */
+    size_t *nt_first;      /* [6B] first column of row r in the envelope */
+    size_t nt_count;       /* active bones */
+
     size_t blocks;
     skf_solve_ws ws;       /* scratch of skf_solver_frame */
 };
@@ -68,11 +105,19 @@ skf_status skf__solve_affine_factor(skf_solver *s, skf_error *err);
  * fallback. */
 void skf__solve_affine_start(const skf_solver *s, skf_solve_ws *ws, const double *fallback);
 
-/* bone_sweep.c: Gauss–Seidel sweeps from T (in/out). */
+/* bone_sweep.c: Gauss–Seidel sweeps from T (in/out), at most max_sweeps;
+ * adds to st->sweeps, sets st->hit_cap (true when stopped by the cap). */
 void skf__solve_sweeps(const skf_solver *s, const skf_solve_ws *ws, double *T,
-                       skf_solve_stats *st);
+                       skf_solve_stats *st, int max_sweeps);
 
-skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws);
+/* newton.c: per-rig setup (active bones, envelope), after the moments. */
+skf_status skf__solve_newton_setup(skf_solver *s, skf_error *err);
+/* Damped Newton iterations from T (in/out); E never increases. */
+skf_newton_result skf__solve_newton(const skf_solver *s, skf_solve_ws *ws, double *T,
+                                    int max_iterations, int *iterations);
+
+/* newton: also the Newton buffers (when the solver uses Newton steps). */
+skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws, bool newton);
 void skf__solve_ws_release(skf_solve_ws *ws);
 
 #endif

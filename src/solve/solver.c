@@ -27,9 +27,15 @@ static void resolve_options(skf_solve_options *o, const skf_solve_options *in)
         o->ridge = 1e-10;
     if (o->chunk_frames == 0)
         o->chunk_frames = 8;
+    if (o->max_iterations <= 0)
+        o->max_iterations = 100;
+    if (o->warmup_sweeps == 0)
+        o->warmup_sweeps = SKF_SOLVE_NEWTON_WARMUP;
+    else if (o->warmup_sweeps < 0)
+        o->warmup_sweeps = 1;
 }
 
-skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws)
+skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws, bool newton)
 {
     const size_t B12 = s->B * 12;
     memset(ws, 0, sizeof *ws);
@@ -43,6 +49,25 @@ skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws)
         skf__solve_ws_release(ws);
         return SKF_ERR_NOMEM;
     }
+    if (newton && s->nt_enabled) {
+        const size_t n = 6 * s->B;
+        ws->ntH = skf_malloc_array(n * n, sizeof *ws->ntH);
+        ws->nthd = skf_malloc_array(n, sizeof *ws->nthd);
+        ws->ntd = skf_malloc_array(n, sizeof *ws->ntd);
+        ws->ntD = skf_malloc_array(n, sizeof *ws->ntD);
+        ws->ntg = skf_malloc_array(n, sizeof *ws->ntg);
+        ws->ntx = skf_malloc_array(n, sizeof *ws->ntx);
+        ws->ntG = skf_malloc_array(B12, sizeof *ws->ntG);
+        ws->ntY = skf_malloc_array(B12, sizeof *ws->ntY);
+        ws->ntC = skf_malloc_array(3 * s->B, sizeof *ws->ntC);
+        ws->ntTn = skf_malloc_array(B12, sizeof *ws->ntTn);
+        ws->ntDelta = skf_malloc_array(B12, sizeof *ws->ntDelta);
+        if (!ws->ntH || !ws->nthd || !ws->ntd || !ws->ntD || !ws->ntg || !ws->ntx || !ws->ntG ||
+            !ws->ntY || !ws->ntC || !ws->ntTn || !ws->ntDelta) {
+            skf__solve_ws_release(ws);
+            return SKF_ERR_NOMEM;
+        }
+    }
     return SKF_OK;
 }
 
@@ -54,6 +79,17 @@ void skf__solve_ws_release(skf_solve_ws *ws)
     skf_free(ws->Taff);
     skf_free(ws->rhs);
     skf_free(ws->rhs2);
+    skf_free(ws->ntH);
+    skf_free(ws->nthd);
+    skf_free(ws->ntd);
+    skf_free(ws->ntD);
+    skf_free(ws->ntg);
+    skf_free(ws->ntx);
+    skf_free(ws->ntG);
+    skf_free(ws->ntY);
+    skf_free(ws->ntC);
+    skf_free(ws->ntTn);
+    skf_free(ws->ntDelta);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -153,6 +189,7 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     if (s->threads < 1)
         s->threads = 1;
     s->blocks = (s->n + SKF_SOLVE_BLOCK - 1) / SKF_SOLVE_BLOCK;
+    s->nt_enabled = s->opt.method == SKF_SOLVE_METHOD_NEWTON && s->B <= SKF_SOLVE_NEWTON_MAX_BONES;
     s->rest = skf_malloc_array(3 * s->n, sizeof *s->rest);
     if (!s->rest) {
         skf_solver_free(s);
@@ -163,7 +200,7 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     if (!(s->diag > 0))
         s->diag = 1.0; /* all vertices coincide: any scale will do */
     skf_status st = skf_solver_update_weights(s, rig->offsets, rig->bone, rig->weight, err);
-    if (st == SKF_OK && skf__solve_ws_init(s, &s->ws) != SKF_OK)
+    if (st == SKF_OK && skf__solve_ws_init(s, &s->ws, true) != SKF_OK)
         st = skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (workspace)");
     if (st != SKF_OK) {
         skf_solver_free(s);
@@ -181,6 +218,8 @@ skf_status skf_solver_update_weights(skf_solver *s, const size_t *offsets, const
         st = skf__solve_moments(s, err);
     if (st == SKF_OK)
         st = skf__solve_affine_factor(s, err);
+    if (st == SKF_OK)
+        st = skf__solve_newton_setup(s, err);
     return st;
 }
 
@@ -199,6 +238,8 @@ void skf_solver_free(skf_solver *s)
     skf_free(s->self_pair);
     skf_free(s->mu);
     skf_free(s->chol);
+    skf_free(s->nt_act);
+    skf_free(s->nt_first);
     skf__solve_ws_release(&s->ws);
     skf_free(s);
 }
@@ -246,7 +287,22 @@ static bool solve_one(const skf_solver *s, skf_solve_ws *ws, const double *targe
         }
     }
     st->energy_start = e_warm;
-    skf__solve_sweeps(s, ws, T, st);
+    if (!s->nt_enabled) {
+        skf__solve_sweeps(s, ws, T, st, s->opt.max_sweeps);
+    } else {
+        /* a few sweeps first: exact data stops here after one (bit-identical
+         * to the sweeps method); then Newton; a stalled Newton phase (no
+         * damped step lowers E: rounding level) hands back to the sweeps */
+        const int warm = s->opt.max_sweeps < s->opt.warmup_sweeps ? s->opt.max_sweeps
+                                                                  : s->opt.warmup_sweeps;
+        skf__solve_sweeps(s, ws, T, st, warm);
+        if (st->hit_cap) {
+            skf_newton_result nr = skf__solve_newton(s, ws, T, s->opt.max_iterations, &st->iterations);
+            st->hit_cap = nr == SKF_NEWTON_CAP;
+            if (nr == SKF_NEWTON_STUCK)
+                skf__solve_sweeps(s, ws, T, st, s->opt.max_sweeps - st->sweeps);
+        }
+    }
     st->energy = skf__solve_energy(s, ws, T);
     st->residual = skf__solve_residual(s, ws, T, target, parallel);
     st->rms = sqrt(st->residual / (double)s->n);
@@ -286,7 +342,7 @@ static skf_solve_ws *make_workspaces(const skf_solver *s, int count)
     if (!ws)
         return NULL;
     for (int t = 0; t < count; ++t)
-        if (skf__solve_ws_init(s, &ws[t]) != SKF_OK) {
+        if (skf__solve_ws_init(s, &ws[t], true) != SKF_OK) {
             for (int u = 0; u < t; ++u)
                 skf__solve_ws_release(&ws[u]);
             skf_free(ws);

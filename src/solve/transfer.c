@@ -624,15 +624,17 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             skf_error_prefix(err, "%s: %s", doc_name(t->target_doc), clip_name);
             goto done;
         }
-        double sw = 0;
+        double sw = 0, nit = 0;
         for (size_t f = 0; f < F; ++f) {
             out->free.frame_sweeps[f] = stats[f].sweeps;
             sw += stats[f].sweeps;
             out->free.frames_at_cap += stats[f].hit_cap;
+            nit += stats[f].iterations;
         }
         out->free.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
         skf_free(stats);
         out->free.sweeps_per_frame = sw / (double)F;
+        out->free.iterations_per_frame = nit / (double)F;
         measure(t->tgt_solver, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch, &out->free);
         if (skf_progress_report(progress, 0.6, "free solve")) {
             st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);

@@ -69,6 +69,7 @@ static json_t *metrics_json(const skf_transfer_metrics *m, size_t frames, bool l
     json_object_set_new(o, "mean_error_pct", json_real(m->mean_error_pct));
     json_object_set_new(o, "max_error_pct", json_real(m->max_error_pct));
     json_object_set_new(o, "sweeps_per_frame", json_real(m->sweeps_per_frame));
+    json_object_set_new(o, "newton_iterations_per_frame", json_real(m->iterations_per_frame));
     json_object_set_new(o, "solve_seconds", json_real(m->solve_seconds));
     json_object_set_new(o, "frames_at_cap", json_integer((json_int_t)m->frames_at_cap));
     json_object_set_new(o, "iteration_cap", json_integer(m->iteration_cap));
