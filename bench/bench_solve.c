@@ -331,7 +331,6 @@ static void transfer_like(const rig_case *c, const double *targets, size_t F)
             it += st[f].iterations / (double)F;
             capped += st[f].hit_cap;
             energy[method] += st[f].residual / ((double)n * d * d) / (double)F;
-            if (getenv("DBG")) fprintf(stderr, "DBG m%d f%zu E %.15e start %.6e sw %d it %d aff %d\n", method, f, st[f].residual / ((double)n * d * d), st[f].energy_start/ ((double)n * d * d), st[f].sweeps, st[f].iterations, st[f].used_affine);
         }
         printf("%3zu bones, other weights, %-7s %7d %9s %9s %9.4f %9.3f %7.2f  newton it/frame %5.2f, "
                "capped %2d/%zu, mean E/(N·diag²) %.12e\n", B, method ? "newton" : "sweeps", 1, "-",
