@@ -70,16 +70,17 @@ typedef enum skf_solve_method {
 typedef struct skf_solve_options {
     double tolerance;      /* stop when a sweep (or a Newton step) lowers E by < tolerance·N·diag²;
                               0 → 1e-14 */
-    int max_sweeps;        /* cap on bone sweeps per frame; 0 → 500 */
+    int max_sweeps;        /* cap on bone sweeps per frame — with NEWTON on sweeps + Newton
+                              iterations, so the work per frame stays bounded; 0 → 500 */
     double ridge;          /* relative ridge on the affine system's diagonal blocks; 0 → 1e-10 */
     skf_solve_start start; /* see above */
     int threads;           /* OpenMP threads; 0 → omp_get_max_threads() */
     int chunk_frames;      /* clip solve: frames per independent chunk (each starts affine);
                               0 → 8; a negative value → one chunk (strictly sequential) */
     skf_solve_method method; /* see above */
-    int max_iterations;    /* NEWTON: cap on Newton iterations per frame; 0 → 100. The sweeps
-                              before them (warmup_sweeps) and after a stalled Newton phase count against
-                              max_sweeps */
+    int max_iterations;    /* NEWTON: cap on Newton iterations per frame; 0 → 100 (they also
+                              count against max_sweeps, with the sweeps before them and after
+                              a stalled Newton phase) */
     int warmup_sweeps;     /* NEWTON: bone sweeps before the first Newton step; 0 → 15,
                               negative → none (one sweep still runs: it is the exact-data test) */
 } skf_solve_options;

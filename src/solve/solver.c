@@ -296,11 +296,16 @@ static bool solve_one(const skf_solver *s, skf_solve_ws *ws, const double *targe
         const int warm = s->opt.max_sweeps < s->opt.warmup_sweeps ? s->opt.max_sweeps
                                                                   : s->opt.warmup_sweeps;
         skf__solve_sweeps(s, ws, T, st, warm);
-        if (st->hit_cap) {
-            skf_newton_result nr = skf__solve_newton(s, ws, T, s->opt.max_iterations, &st->iterations);
+        /* the work per frame stays bounded by max_sweeps: Newton iterations
+         * count against it too (and against max_iterations) */
+        int budget = s->opt.max_sweeps - st->sweeps;
+        if (budget > s->opt.max_iterations)
+            budget = s->opt.max_iterations;
+        if (st->hit_cap && budget > 0) {
+            skf_newton_result nr = skf__solve_newton(s, ws, T, budget, &st->iterations);
             st->hit_cap = nr == SKF_NEWTON_CAP;
             if (nr == SKF_NEWTON_STUCK)
-                skf__solve_sweeps(s, ws, T, st, s->opt.max_sweeps - st->sweeps);
+                skf__solve_sweeps(s, ws, T, st, s->opt.max_sweeps - st->sweeps - st->iterations);
         }
     }
     st->energy = skf__solve_energy(s, ws, T);
