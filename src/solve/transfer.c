@@ -575,14 +575,16 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                              sub_progress_init(&sp, progress, 0.05, 0.3, "control solve"), err);
         out->control.solve_seconds = now_seconds() - c0;
         if (!st) {
-            double sw = 0;
+            double sw = 0, nit = 0;
             for (size_t f = 0; f < F; ++f) {
                 out->control.frame_sweeps[f] = stats[f].sweeps;
                 sw += stats[f].sweeps;
+                nit += stats[f].iterations;
                 out->control.frames_at_cap += stats[f].hit_cap;
             }
             out->control.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
             out->control.sweeps_per_frame = sw / (double)F;
+            out->control.iterations_per_frame = nit / (double)F;
             measure(t->src_solver, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, &out->control);
         } else {
             skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
