@@ -1,6 +1,7 @@
 /* Batch manifests: parsing, job names, scheduling order, shards, stamps. */
 #include "skinfit/batch.h"
 #include "skinfit/hash.h"
+#include "base/base_internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -250,7 +251,10 @@ skf_status skf_batch_load_memory(const char *text, size_t size, const char *mani
 {
     *out = NULL;
     json_error_t je;
-    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &je);
+    bool nomem;
+    json_t *root = skfi_json_loadb(text, size, JSON_REJECT_DUPLICATES, &je, &nomem);
+    if (nomem)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", manifest_path);
     if (!root)
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte %d (line %d, column %d): %s", manifest_path,
                         je.position, je.line, je.column, je.text);
@@ -385,7 +389,8 @@ bool skf_batch_job_is_current(const skf_batch_job *job, const char *outdir, cons
     snprintf(report, n, "%s/%s.json", outdir, job->name);
     snprintf(glb, n, "%s/%s.glb", outdir, job->name);
     json_error_t je;
-    json_t *r = json_load_file(report, 0, &je);
+    bool nomem; /* out of memory: not current, the job runs again */
+    json_t *r = skfi_json_load_file(report, 0, &je, &nomem);
     if (!r)
         goto done;
     const char *made = json_string_value(json_object_get(json_object_get(r, "made_from"), "stamp"));

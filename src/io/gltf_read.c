@@ -15,6 +15,7 @@
  * extensions, extras) survives for the writer.
  */
 #include "io/gltf_internal.h"
+#include "base/base_internal.h"
 #include "skinfit/math.h"
 
 #include <jansson.h>
@@ -1713,7 +1714,12 @@ skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
         json_offset = i;
     }
     json_error_t je;
-    json_t *root = json_loadb((const char *)json_bytes, json_size, 0, &je);
+    bool nomem;
+    json_t *root = skfi_json_loadb((const char *)json_bytes, json_size, 0, &je, &nomem);
+    if (nomem) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: JSON: out of memory", name);
+        goto fail;
+    }
     if (!root) {
         st = skf_fail(err, SKF_ERR_FORMAT, "%s: byte %zu (line %d, column %d): JSON syntax error: %s",
                       name, json_offset + (size_t)(je.position > 0 ? je.position : 0), je.line,

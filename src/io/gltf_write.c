@@ -19,6 +19,7 @@
 #include "skinfit/gltf.h"
 
 #include "io/gltf_internal.h"
+#include "base/base_internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -630,7 +631,10 @@ static skf_status emit(writer *w, const char *path)
         json_object_del(w->root, "buffers");
     }
     size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER;
+    skfi_json_oom_reset();
     size_t jlen = json_dumpb(w->root, NULL, 0, flags);
+    if (jlen == 0 && skfi_json_oom())
+        return nomem(w, "JSON");
     if (jlen == 0)
         return skf_fail(w->err, SKF_ERR_FORMAT, "%s: JSON: cannot be encoded", w->dn);
     size_t jpad = (jlen + 3) & ~(size_t)3;
@@ -642,8 +646,11 @@ static skf_status emit(writer *w, const char *path)
     char *json = skf_malloc(jpad);
     if (!json)
         return nomem(w, "JSON");
+    skfi_json_oom_reset();
     if (json_dumpb(w->root, json, jlen, flags) != jlen) {
         skf_free(json);
+        if (skfi_json_oom())
+            return nomem(w, "JSON");
         return skf_fail(w->err, SKF_ERR_FORMAT, "%s: JSON: cannot be encoded", w->dn);
     }
     memset(json + jlen, ' ', jpad - jlen);
@@ -690,6 +697,7 @@ skf_status skf_gltf_write_glb(const skf_gltf *doc, const char *path, skf_warning
     w.err = err;
     if (doc->path && skf_same_file(doc->path, path))
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: refusing to overwrite the input file", path);
+    skfi_json_alloc_install();
     w.root = json_deep_copy(doc->json);
     if (!w.root)
         return nomem(&w, "JSON");

@@ -12,6 +12,7 @@
  * The formats are documented in docs/svg.md.
  */
 #include "svg_internal.h"
+#include "base/base_internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -350,7 +351,10 @@ skf_status skf_svg_poses_parse(const char *json, size_t size, const char *name, 
     if (!name)
         name = "<memory>";
     json_error_t je;
-    json_t *root = json_loadb(json, size, JSON_REJECT_DUPLICATES, &je);
+    bool nomem;
+    json_t *root = skfi_json_loadb(json, size, JSON_REJECT_DUPLICATES, &je, &nomem);
+    if (nomem)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
     if (!root)
         return skf_fail(err, SKF_ERR_FORMAT, "%s: line %d column %d: %s", name, je.line, je.column,
                         je.text);

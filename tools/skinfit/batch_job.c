@@ -33,7 +33,7 @@ static void write_json(const char *path, json_t *root)
     if (text) {
         skf_error e;
         skf_write_file_atomic(path, text, strlen(text), &e);
-        free(text);
+        skf_free(text);
     }
 }
 

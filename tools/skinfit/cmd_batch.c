@@ -201,7 +201,7 @@ static int summarise(const skf_batch *b, const bool *members, const char *outdir
             fprintf(stderr, "skinfit: %s: cannot write the summary\n", path);
             worst = JOB_FAILED;
         }
-        free(text);
+        skf_free(text);
         json_decref(root);
     } else {
         json_decref(jobs);

@@ -318,7 +318,7 @@ int cmd_info(int argc, char **argv)
         char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         if (s)
             printf("%s\n", s);
-        free(s);
+        skf_free(s);
     } else {
         print_text(root);
     }

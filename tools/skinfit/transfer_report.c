@@ -142,7 +142,7 @@ skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
     size_t n = strlen(text);
     skf_status st = skf_write_file_atomic(path, text, n, err);
-    free(text);
+    skf_free(text);
     return st;
 }
 

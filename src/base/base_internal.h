@@ -1,0 +1,34 @@
+/* Internal helpers of src/base shared across subsystems (not public API). */
+#ifndef SKF_BASE_INTERNAL_H
+#define SKF_BASE_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* Route jansson's allocations through skf_malloc / skf_free, once per
+ * process (pthread_once; safe to call from any thread, any number of times).
+ * Every library function that creates a JSON root calls it first (the parse
+ * wrappers below do), so the fault-injection hook (skf_alloc_fail_from)
+ * reaches jansson's allocations too. Decision and caveats:
+ * docs/conventions.md, "Allocation". */
+void skfi_json_alloc_install(void);
+
+/* json_loadb / json_load_file with the hooks installed. On failure *nomem
+ * tells an allocation failure (report SKF_ERR_NOMEM) from bad JSON: jansson's
+ * lexer reports a failed string allocation as a syntax error, so this looks
+ * at whether an allocation for jansson failed during the call.
+ *
+ * While these parse, requests of 32 * 2^k bytes are served by malloc without
+ * fault injection: they include the lexer's token buffer, whose failed growth
+ * jansson 2.14 ignores and then aborts on (assert in lex_unget_unsave,
+ * upstream akheron/jansson#362). A real out-of-memory there still aborts
+ * inside jansson; nothing on our side can prevent that. */
+/* Around other jansson calls (json_dumpb, ...): reset this thread's flag,
+ * then ask whether an allocation for jansson failed since. */
+void skfi_json_oom_reset(void);
+bool skfi_json_oom(void);
+
+json_t *skfi_json_loadb(const char *buffer, size_t size, size_t flags, json_error_t *je, bool *nomem);
+json_t *skfi_json_load_file(const char *path, size_t flags, json_error_t *je, bool *nomem);
+
+#endif
