@@ -11,6 +11,7 @@
  * accessor at offset 0 of its own view is aligned for any component type.
  */
 #include "skinfit/gltf.h"
+#include "base/base_internal.h"
 
 #include "skinfit/math.h"
 
@@ -44,6 +45,7 @@ skf_status skf_gltf_new_empty(const char *name, skf_gltf **out, skf_error *err)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", nm);
     doc->scene = -1;
     doc->path = skf_strdup(nm);
+    skfi_json_alloc_install();
     doc->json = json_pack("{s:{s:s,s:s}}", "asset", "version", "2.0", "generator",
                           "skinfit " SKF_VERSION_STRING);
     if (!doc->path || !doc->json) {
@@ -605,8 +607,18 @@ skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
                               "interpolation", interp_name(c->interpolation));
         json_t *ch = json_pack("{s:I,s:{s:i,s:s}}", "sampler", (json_int_t)i, "target", "node",
                                c->node, "path", path_name(c->path));
-        if (!s || !ch || json_array_append_new(samplers, s) != 0 ||
-            json_array_append_new(chans, ch) != 0)
+        /* json_array_append_new takes its value even when it fails */
+        bool ok = s && ch;
+        if (!ok) {
+            json_decref(s);
+            json_decref(ch);
+        } else if (json_array_append_new(samplers, s) != 0) {
+            json_decref(ch);
+            ok = false;
+        } else {
+            ok = json_array_append_new(chans, ch) == 0;
+        }
+        if (!ok)
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: animation '%s': out of memory", dn, nm);
     }
     if (!st) {
@@ -624,8 +636,10 @@ skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
                 break;
             }
         }
-        if (!anim || !list)
+        if (!anim || !list) {
+            json_decref(anim);
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: animation '%s': out of memory", dn, nm);
+        }
         else if (replace != (size_t)-1 ? json_array_set_new(list, replace, anim) != 0
                                        : json_array_append_new(list, anim) != 0)
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: animation '%s': out of memory", dn, nm);

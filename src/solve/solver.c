@@ -193,7 +193,7 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     s->rest = skf_malloc_array(3 * s->n, sizeof *s->rest);
     if (!s->rest) {
         skf_solver_free(s);
-        return skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (%zu vertices)", s->n);
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (%zu vertices)", rig->vertex_count);
     }
     memcpy(s->rest, rig->rest, 3 * s->n * sizeof *s->rest);
     s->diag = skf_bbox_diagonal(s->n, s->rest);

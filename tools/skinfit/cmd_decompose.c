@@ -375,14 +375,16 @@ int cmd_decompose(int argc, char **argv)
             goto done;
         }
         size_t len = strlen(text);
-        char *withnl = malloc(len + 2);
+        char *withnl = skf_malloc(len + 2);
         if (withnl) {
             memcpy(withnl, text, len);
             withnl[len] = '\n';
             st = skf_write_file_atomic(report, withnl, len + 1, &err);
-            free(withnl);
+            skf_free(withnl);
+        } else {
+            st = skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory writing the report", report);
         }
-        free(text);
+        skf_free(text);
         if (st)
             goto fail;
     }

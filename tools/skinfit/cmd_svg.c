@@ -43,33 +43,43 @@ typedef struct frame_sink {
     bool temp;
 } frame_sink;
 
+/* On failure: one line on stderr, nothing left allocated. */
 static int sink_open(frame_sink *s, const char *out)
 {
     memset(s, 0, sizeof *s);
     struct stat sb;
     s->final_dir = skf_strdup(out);
     if (!s->final_dir)
-        return EXIT_BAD_INPUT;
+        goto nomem;
     if (stat(out, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode)) {
             fprintf(stderr, "skinfit: %s: exists and is not a folder (frames and png write a folder)\n",
                     out);
-            return EXIT_BAD_INPUT;
+            goto fail;
         }
         s->dir = skf_strdup(out);
-        return s->dir ? EXIT_OK : EXIT_BAD_INPUT;
+        if (!s->dir)
+            goto nomem;
+        return EXIT_OK;
     }
     size_t n = strlen(out) + 32;
     s->dir = skf_malloc(n);
     if (!s->dir)
-        return EXIT_BAD_INPUT;
+        goto nomem;
     snprintf(s->dir, n, "%s.tmp-XXXXXX", out);
     if (!mkdtemp(s->dir)) {
         fprintf(stderr, "skinfit: %s: cannot create folder: %s\n", out, strerror(errno));
-        return EXIT_BAD_INPUT;
+        goto fail;
     }
     s->temp = true;
     return EXIT_OK;
+nomem:
+    fprintf(stderr, "skinfit: %s: out of memory\n", out);
+fail:
+    skf_free(s->dir);
+    skf_free(s->final_dir);
+    memset(s, 0, sizeof *s);
+    return EXIT_BAD_INPUT;
 }
 
 static void sink_abort(frame_sink *s)

@@ -69,7 +69,7 @@ int tr_command(int argc, char **argv, bool control_only)
 {
     const char *cmd = control_only ? "control" : "transfer";
     const char *source = NULL, *target = NULL, *output = NULL, *report = NULL, *html = NULL;
-    const char **names = calloc((size_t)argc + 1, sizeof *names);
+    const char **names = skf_calloc((size_t)argc + 1, sizeof *names);
     size_t name_count = 0;
     bool all = false, per_frame = false, has_min = false;
     double min_quality = 0;
@@ -77,14 +77,16 @@ int tr_command(int argc, char **argv, bool control_only)
     memset(&opt, 0, sizeof opt);
     const char *mode_name = "free";
     int rc = EXIT_OK;
-    if (!names)
+    if (!names) {
+        fprintf(stderr, "skinfit: %s: out of memory\n", cmd);
         return EXIT_BAD_INPUT;
+    }
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout, control_only);
-            free(names);
+            skf_free(names);
             return EXIT_OK;
         } else if (!strcmp(a, "--clip")) {
             if (!v) {
@@ -262,7 +264,7 @@ int tr_command(int argc, char **argv, bool control_only)
     if (!st)
         st = skf_transfer_new(sdoc, tdoc, &opt, &tr, &warn, &err);
     if (!st) {
-        results = calloc(clip_count, sizeof *results);
+        results = skf_calloc(clip_count, sizeof *results);
         if (!results)
             st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
     }
@@ -321,14 +323,14 @@ int tr_command(int argc, char **argv, bool control_only)
     }
     for (size_t c = 0; results && c < clip_count; ++c)
         skf_transfer_clip_release(&results[c]);
-    free(results);
+    skf_free(results);
     skf_free(clips);
     skf_transfer_free(tr);
     skf_gltf_free(sdoc);
     skf_gltf_free(tdoc);
     skf_warnings_release(&warn);
 out:
-    free(names);
+    skf_free(names);
     return rc;
 }
 
