@@ -45,14 +45,6 @@ static void print_help(FILE *out)
     fprintf(out, "\nexit codes: 0 ok, 1 bad input or I/O error, 2 usage error, 3 quality gate not met\n");
 }
 
-int cmd_version(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    printf("skinfit %s\n", SKF_VERSION_STRING);
-    return EXIT_OK;
-}
-
 /* Global limit options (docs/limits.md): $SKINFIT_LIMITS="name=N,name=N"
  * first, then every "--limit NAME=N" / "--limit=NAME=N" anywhere before a
  * "--" (before or after the command), removed from argv so commands never
