@@ -19,6 +19,7 @@ typedef struct png_ctx {
     uint8_t *out;
     size_t out_size, out_cap;
     int out_nomem;
+    int alloc_failed; /* an allocation for libpng failed (its own message varies by path) */
     /* read source */
     const uint8_t *in;
     size_t in_size, in_pos;
@@ -39,8 +40,11 @@ static void on_png_warning(png_structp png, png_const_charp msg)
 
 static png_voidp png_alloc(png_structp png, png_alloc_size_t size)
 {
-    (void)png;
-    return skf_malloc(size ? size : 1);
+    png_voidp p = skf_malloc(size ? size : 1);
+    png_ctx *c = png_get_mem_ptr(png);
+    if (!p && c)
+        c->alloc_failed = 1;
+    return p;
 }
 
 static void png_dealloc(png_structp png, png_voidp p)
@@ -97,7 +101,7 @@ skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, sk
     volatile bool opaque = all_opaque(img);
     uint8_t *volatile row = NULL;
     png_structp png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &ctx, on_png_error,
-                                                on_png_warning, NULL, png_alloc, png_dealloc);
+                                                on_png_warning, &ctx, png_alloc, png_dealloc);
     if (!png)
         return skf_fail(err, SKF_ERR_NOMEM, "png: encode: out of memory");
     png_infop info = png_create_info_struct(png);
@@ -109,6 +113,8 @@ skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, sk
         png_destroy_write_struct(&png, &info);
         skf_free(row);
         skf_free(ctx.out);
+        if (ctx.alloc_failed)
+            return skf_fail(err, SKF_ERR_NOMEM, "png: encode: out of memory");
         return skf_fail(err, ctx.out_nomem ? SKF_ERR_NOMEM : SKF_ERR_IO, "png: encode: %s",
                         ctx.message);
     }
@@ -185,7 +191,7 @@ skf_status skf_png_decode(const uint8_t *data, size_t size, const char *name_arg
     png_bytep *volatile rows = NULL;
     skf_status volatile alloc_status = SKF_OK;
     png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, on_png_error,
-                                               on_png_warning, NULL, png_alloc, png_dealloc);
+                                               on_png_warning, &ctx, png_alloc, png_dealloc);
     if (!png)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
     png_infop info = png_create_info_struct(png);
@@ -197,6 +203,8 @@ skf_status skf_png_decode(const uint8_t *data, size_t size, const char *name_arg
         png_destroy_read_struct(&png, &info, NULL);
         skf_free(rows);
         skf_image_release(&img);
+        if (ctx.alloc_failed)
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
         if (alloc_status != SKF_OK)
             return skf_fail(err, alloc_status, "%s: %s", name, ctx.message);
         return skf_fail(err, SKF_ERR_FORMAT, "%s: %s", name, ctx.message);
