@@ -142,8 +142,16 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
     }
     if (M) {
         json_t *targets = json_array(), *mw = json_array();
-        if (!targets || !mw || json_object_set_new(prim, "targets", targets) ||
-            json_object_set_new(jmesh, "weights", mw)) {
+        /* set_new takes its value even when it fails: both calls run */
+        int bad = !targets || !mw;
+        if (bad) {
+            json_decref(targets);
+            json_decref(mw);
+        } else {
+            bad = json_object_set_new(prim, "targets", targets) != 0;
+            bad |= json_object_set_new(jmesh, "weights", mw) != 0;
+        }
+        if (bad) {
             st = nomem(err);
             goto done;
         }

@@ -544,9 +544,11 @@ skf_status skf_gltf_add_animation(skf_gltf *doc, const char *name,
             return skf_fail(err, SKF_ERR_NOMEM, "%s: nodes[%d]: out of memory", dn,
                             channels[i].node);
         }
-        if (json_object_set_new(jn, "translation", jt) != 0 ||
-            json_object_set_new(jn, "rotation", jq) != 0 ||
-            json_object_set_new(jn, "scale", js) != 0) {
+        /* each set_new takes its value even when it fails: call all three */
+        int bad = json_object_set_new(jn, "translation", jt) != 0;
+        bad |= json_object_set_new(jn, "rotation", jq) != 0;
+        bad |= json_object_set_new(jn, "scale", js) != 0;
+        if (bad) {
             return skf_fail(err, SKF_ERR_NOMEM, "%s: nodes[%d]: out of memory", dn,
                             channels[i].node);
         }

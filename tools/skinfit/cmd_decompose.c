@@ -357,16 +357,24 @@ int cmd_decompose(int argc, char **argv)
         json_t *warr = json_array();
         for (size_t i = 0; warr && i < w.count; ++i)
             json_array_append_new(warr, json_string(w.items[i]));
-        json_t *j = json_pack(
-            "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:o,s:o*,s:f,s:{s:f,s:f},s:o}", "input",
-            input, "output", out_path, "vertices", (json_int_t)d->vertex_count, "frames",
-            (json_int_t)d->frame_count, "fps", r6(out_fps), "bones", (json_int_t)d->bone_count,
-            "init_bones", (json_int_t)d->init_bones, "max_influences",
-            (json_int_t)d->max_influences, "iterations", (json_int_t)d->iterations,
-            "pca_shapes", (json_int_t)d->shape_count, "metrics", metrics_json(&d->metrics),
-            "metrics_pca", d->shape_count ? metrics_json(&d->metrics_pca) : NULL, "size_ratio",
-            r6(d->size_ratio), "seconds", "init", r6(d->seconds_init), "total",
-            r6(d->seconds_total), "warnings", warr ? warr : json_array());
+        /* "O" (not "o"): jansson 2.14 does not release stolen arguments
+         * when json_pack itself fails, so we keep and drop our references */
+        json_t *jm = metrics_json(&d->metrics);
+        json_t *jmp = d->shape_count ? metrics_json(&d->metrics_pca) : NULL;
+        json_t *j = NULL;
+        if (warr && jm && (jmp || !d->shape_count))
+            j = json_pack(
+                "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:O,s:O*,s:f,s:{s:f,s:f},s:O}", "input",
+                input, "output", out_path, "vertices", (json_int_t)d->vertex_count, "frames",
+                (json_int_t)d->frame_count, "fps", r6(out_fps), "bones", (json_int_t)d->bone_count,
+                "init_bones", (json_int_t)d->init_bones, "max_influences",
+                (json_int_t)d->max_influences, "iterations", (json_int_t)d->iterations,
+                "pca_shapes", (json_int_t)d->shape_count, "metrics", jm, "metrics_pca", jmp,
+                "size_ratio", r6(d->size_ratio), "seconds", "init", r6(d->seconds_init), "total",
+                r6(d->seconds_total), "warnings", warr);
+        json_decref(jm);
+        json_decref(jmp);
+        json_decref(warr);
         char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
         json_decref(j);
         if (!text) {
