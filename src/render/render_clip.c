@@ -128,6 +128,11 @@ skf_status skf_render_clip_new(const skf_gltf *source, const char *clip_name, do
     }
     c->fps = skf_clip_frame_fps(clip, fps);
     c->F = skf_clip_frame_count(clip, fps);
+    if (c->F > skf_limit(SKF_LIMIT_FRAMES)) {
+        st = skf_fail(err, SKF_ERR_LIMIT, "%s: animations[%d] ('%s'): %zu frames exceed %s",
+                      doc_name(source), a, clip_name, c->F, skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+        goto fail;
+    }
     c->name = skf_strdup(source->animations[a].name ? source->animations[a].name : clip_name);
     size_t Ns = S->vertex_count;
     c->src_seq = skf_malloc_array(c->F * Ns, 3 * sizeof(double));

@@ -85,7 +85,10 @@ size_t skf_clip_frame_count(const skf_clip *clip, double fps)
     double n = floor((clip->duration + tol) * fps);
     if (!(n >= 0))
         return 1;
-    if (n >= (double)skf_limit(SKF_LIMIT_FRAMES))
-        return skf_limit(SKF_LIMIT_FRAMES);
+    /* Clamped at the frames limit's ceiling only, so the count stays exact;
+     * callers compare it with skf_limit(SKF_LIMIT_FRAMES) and fail. */
+    size_t ceiling = skf_limit_get_info(SKF_LIMIT_FRAMES).max_value;
+    if (n >= (double)ceiling)
+        return ceiling;
     return (size_t)n + 1;
 }

@@ -191,11 +191,11 @@ skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, in
 {
     *out = NULL;
     fps = skf_clip_frame_fps(clip, fps);
-    if (!isfinite(fps) || clip->duration * fps >= (double)skf_limit(SKF_LIMIT_FRAMES))
+    size_t frames = isfinite(fps) ? skf_clip_frame_count(clip, fps) : 0;
+    if (!isfinite(fps) || frames > skf_limit(SKF_LIMIT_FRAMES))
         return skf_fail(err, SKF_ERR_LIMIT, "%s: %.6g s at %.6g fps: frames exceed %s",
                         clip->name ? clip->name : "clip", clip->duration, fps,
                         skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
-    size_t frames = skf_clip_frame_count(clip, fps);
     if (rig->vertex_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: the rig has no vertices",
                         clip->name ? clip->name : "clip");

@@ -525,6 +525,11 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                       clip_name);
         goto done;
     }
+    if (F > skf_limit(SKF_LIMIT_FRAMES)) {
+        st = skf_fail(err, SKF_ERR_LIMIT, "%s: animations[%d] ('%s'): %zu frames at %.6g fps exceed %s",
+                      doc_name(sd), a, clip_name, F, fps, skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+        goto done;
+    }
     out->name = skf_strdup(sd->animations[a].name ? sd->animations[a].name : clip_name);
     out->frames = F;
     out->fps = fps;

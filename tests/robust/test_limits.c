@@ -275,6 +275,11 @@ static void test_cli(void)
     /* bake: frames of a clip at a rate */
     expect_limit(NULL, "--limit frames=5 bake src.glb --clip Walk -o w5.pc2", "frames");
 
+    /* transfer / control: a clip sampled into more frames than the limit is
+     * refused (not silently cut short) */
+    expect_limit(NULL, "--limit frames=5 control src.glb --clip Walk", "frames");
+    CHECK(strstr(err_text, "37 frames at 30 fps") != NULL);
+
     /* ---- solver: bones ---- */
     expect_limit(NULL, "--limit bones=2 control src.glb --clip Walk", "bones");
 
@@ -390,6 +395,21 @@ static void test_cli(void)
     spit("two.json", two, strlen(two));
     expect_limit(NULL, "--limit batch-jobs=1 batch two.json -o outdir", "batch-jobs");
     expect_limit(NULL, "--limit manifest-bytes=10 batch two.json -o outdir", "manifest-bytes");
+    /* batch workers are separate processes: they inherit the limits */
+    CHECK(cli(NULL, "--limit frames=5 batch two.json -o outdir2") == 1);
+    {
+        char sp[600];
+        uint8_t *sum;
+        size_t sn;
+        skf_error e;
+        snprintf(sp, sizeof sp, "%s/outdir2/summary.json", dir);
+        CHECK(skf_read_file(sp, 1 << 20, &sum, &sn, &e) == SKF_OK);
+        if (sum) {
+            const char *first = strstr((const char *)sum, "exceed the limit frames=5");
+            CHECK(first && strstr(first + 1, "exceed the limit frames=5")); /* both jobs */
+            skf_free(sum);
+        }
+    }
 
     /* ---- Alembic: alembic-depth, alembic-objects (shared asset) ---- */
     const char *abc = skf_test_data("dembones/Bone_Anim.abc");
