@@ -1594,10 +1594,15 @@ static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, con
             return fail(p, SKF_ERR_FORMAT, place, "expected an object");
         size_t len;
         json_t *uri;
-        if ((st = get_size(p, o, "byteLength", place, 1, (long long)skf_limit(SKF_LIMIT_FILE_BYTES), true, 0,
-                           &len)) ||
+        if ((st = get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &len)) ||
             (st = get_typed(p, o, "uri", place, JSON_STRING, "a string", false, &uri)))
             return st;
+        if (len > skf_limit(SKF_LIMIT_FILE_BYTES)) {
+            char pl[PLACE_MAX];
+            mkplace(pl, "%s.byteLength", place);
+            return fail(p, SKF_ERR_LIMIT, pl, "%zu bytes exceed %s", len,
+                        skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
+        }
         uint8_t *data = NULL;
         size_t size = 0;
         if (!uri) {

@@ -308,6 +308,15 @@ static void test_cli(void)
     expect_limit(NULL, "--limit file-bytes=100 info chain5.gltf", "file-bytes");
     CHECK(strstr(err_text, "chain5.gltf: file is") != NULL);
 
+    /* a buffer claiming 3 GB over an 8-byte data URI */
+    const char *bigbuf = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":3000000000,"
+                         "\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAA=\"}]}";
+    spit("bigbuf.gltf", bigbuf, strlen(bigbuf));
+    expect_limit(NULL, "info bigbuf.gltf", "file-bytes");
+    CHECK(strstr(err_text, "buffers[0].byteLength: 3000000000 bytes exceed") != NULL);
+    expect_past(NULL, "info bigbuf.gltf --limit file-bytes=4G", "file-bytes", 1);
+    CHECK(strstr(err_text, "the data holds 8 bytes") != NULL);
+
     char zeros[512];
     int zn = snprintf(zeros, sizeof zeros,
                       "{\"asset\":{\"version\":\"2.0\"},\"accessors\":[{\"componentType\":5126,"
