@@ -205,6 +205,10 @@ typedef struct skf_rotonly_options {
                                by < tolerance·N·diag²; 0 → 1e-18 (rms ~1e-9 of the diagonal:
                                Gauss–Newton converges fast near the solution, and 1e-14 — the
                                free mode's sweep test — left 1e-7 of the diagonal on a far start) */
+    double relative_tolerance; /* also stop when an accepted step lowers E by < this fraction
+                                  of E (a target the rig cannot reach: Gauss–Newton converges
+                                  only linearly at a non-zero residual); 0 → 1e-7, < 0 → off.
+                                  Exact targets (E → 0) never meet it. */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {

@@ -41,7 +41,7 @@ struct skf_rotonly {
     size_t *root_slot;     /* [B] slot of a root, SIZE_MAX otherwise */
     double *b;             /* [3B] bind world positions */
     int max_it;
-    double tol;
+    double tol, rel_tol;
     /* state */
     double *Q, *G, *p;     /* [9B], [9B], [3B] */
     double *Qc, *Gc, *pc;  /* candidate */
@@ -302,6 +302,9 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     r->B = B;
     r->max_it = (opt && opt->max_iterations > 0) ? opt->max_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
     r->tol = (opt && opt->tolerance > 0) ? opt->tolerance : 1e-18;
+    r->rel_tol = !opt || opt->relative_tolerance == 0 ? 1e-7
+                 : opt->relative_tolerance > 0       ? opt->relative_tolerance
+                                                     : 0;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
@@ -505,7 +508,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
             }
             lambda *= 4;
         }
-        if (!accepted || dec < stop) {
+        if (!accepted || dec < stop || dec < r->rel_tol * (E + dec)) {
             st.hit_cap = false;
             break;
         }
