@@ -67,6 +67,49 @@ static skf_status nomem(parser *p, const char *place)
     return fail(p, SKF_ERR_NOMEM, place, "out of memory");
 }
 
+/* fail() at member `key` of place: "<place>.<key>". */
+static skf_status fail_at(parser *p, skf_status st, const char *place, const char *key,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static skf_status fail_at(parser *p, skf_status st, const char *place, const char *key,
+                          const char *fmt, ...)
+{
+    char pl[PLACE_MAX], what[SKF_ERROR_MESSAGE_MAX];
+    mkplace(pl, "%s.%s", place, key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return fail(p, st, pl, "%s", what);
+}
+
+/* A top-level array's storage: json_array_size(arr) zeroed elements of esize
+ * bytes in *out and their number in *count (*out NULL, *count untouched, when
+ * the array is empty or absent). */
+static skf_status alloc_top(parser *p, json_t *arr, const char *key, size_t esize, void **out,
+                            size_t *count)
+{
+    size_t n = json_array_size(arr);
+    *out = NULL;
+    if (!n)
+        return SKF_OK;
+    if (!(*out = skf_calloc(n, esize)))
+        return nomem(p, key);
+    *count = n;
+    return SKF_OK;
+}
+
+/* Element i of the top-level array `key`, which must be an object; place is
+ * set to "<key>[i]". */
+static skf_status get_element(parser *p, json_t *arr, const char *key, size_t i, char *place,
+                              json_t **out)
+{
+    mkplace(place, "%s[%zu]", key, i);
+    *out = json_array_get(arr, i);
+    if (!json_is_object(*out))
+        return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+    return SKF_OK;
+}
+
 /* ---- JSON helpers ------------------------------------------------------- */
 
 static const char *json_kind(const json_t *v)
@@ -497,21 +540,16 @@ static skf_status check_uint_below(parser *p, int acc, const char *place, size_t
 static skf_status parse_buffer_views(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    size_t n = json_array_size(arr);
-    if (!n)
-        return SKF_OK;
-    doc->buffer_views = skf_calloc(n, sizeof *doc->buffer_views);
-    if (!doc->buffer_views)
-        return nomem(p, "bufferViews");
-    doc->buffer_view_count = n;
-    for (size_t i = 0; i < n; ++i) {
+    void *all;
+    skf_status st =
+        alloc_top(p, arr, "bufferViews", sizeof *doc->buffer_views, &all, &doc->buffer_view_count);
+    doc->buffer_views = all;
+    for (size_t i = 0; i < doc->buffer_view_count; ++i) {
         char place[PLACE_MAX];
-        mkplace(place, "bufferViews[%zu]", i);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        json_t *o;
+        if ((st = get_element(p, arr, "bufferViews", i, place, &o)))
+            return st;
         skf_gltf_buffer_view *v = &doc->buffer_views[i];
-        skf_status st;
         if ((st = get_index(p, o, "buffer", place, doc->buffer_count, "buffers", true, &v->buffer)) ||
             (st = get_size(p, o, "byteOffset", place, 0, LLONG_MAX, false, 0, &v->offset)) ||
             (st = get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &v->length)) ||
@@ -526,7 +564,7 @@ static skf_status parse_buffer_views(parser *p, json_t *arr)
             skf_warn(p->warn, "%s: %s.byteStride: %zu is not a multiple of 4", p->name, place,
                      v->stride);
     }
-    return SKF_OK;
+    return st;
 }
 
 /* Is [offset, offset + count*stride) inside bufferView view? For the last
@@ -575,12 +613,9 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
         return st;
     a->sparse_indices_type = (int)ict;
     if (ict != SKF_GLTF_UNSIGNED_BYTE && ict != SKF_GLTF_UNSIGNED_SHORT &&
-        ict != SKF_GLTF_UNSIGNED_INT) {
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.componentType", ip);
-        return fail(p, SKF_ERR_FORMAT, pl, "%zu is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT",
-                    ict);
-    }
+        ict != SKF_GLTF_UNSIGNED_INT)
+        return fail_at(p, SKF_ERR_FORMAT, ip, "componentType",
+                       "%zu is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT", ict);
     size_t isize = skfi_component_size(a->sparse_indices_type);
     size_t esize = skfi_element_size(a);
     if ((st = check_span(p, ip, a->sparse_indices_view, a->sparse_indices_offset, a->sparse_count,
@@ -614,24 +649,19 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
 static skf_status parse_accessors(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    size_t n = json_array_size(arr);
-    if (!n)
-        return SKF_OK;
-    doc->accessors = skf_calloc(n, sizeof *doc->accessors);
-    if (!doc->accessors)
-        return nomem(p, "accessors");
-    doc->accessor_count = n;
-    for (size_t i = 0; i < n; ++i) {
-        char place[PLACE_MAX], pl[PLACE_MAX];
-        mkplace(place, "accessors[%zu]", i);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+    void *all;
+    skf_status st = alloc_top(p, arr, "accessors", sizeof *doc->accessors, &all,
+                              &doc->accessor_count);
+    doc->accessors = all;
+    for (size_t i = 0; i < doc->accessor_count; ++i) {
+        char place[PLACE_MAX];
+        json_t *o;
+        if ((st = get_element(p, arr, "accessors", i, place, &o)))
+            return st;
         skf_gltf_accessor *a = &doc->accessors[i];
         a->sparse_indices_view = a->sparse_values_view = -1;
         size_t ct;
         json_t *type, *norm;
-        skf_status st;
         if ((st = get_index(p, o, "bufferView", place, doc->buffer_view_count, "bufferViews", false,
                             &a->buffer_view)) ||
             (st = get_size(p, o, "byteOffset", place, 0, LLONG_MAX, false, 0, &a->offset)) ||
@@ -640,53 +670,43 @@ static skf_status parse_accessors(parser *p, json_t *arr)
             (st = get_typed(p, o, "type", place, JSON_STRING, "a string", true, &type)))
             return st;
         a->component_type = (int)ct;
-        if (!skfi_component_size(a->component_type)) {
-            mkplace(pl, "%s.componentType", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "%zu is not a glTF component type", ct);
-        }
-        if (!skfi_accessor_type(json_string_value(type), &a->components, &a->matrix_rows)) {
-            mkplace(pl, "%s.type", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "'%.40s' is not an accessor type",
-                        json_string_value(type));
-        }
+        if (!skfi_component_size(a->component_type))
+            return fail_at(p, SKF_ERR_FORMAT, place, "componentType",
+                           "%zu is not a glTF component type", ct);
+        if (!skfi_accessor_type(json_string_value(type), &a->components, &a->matrix_rows))
+            return fail_at(p, SKF_ERR_FORMAT, place, "type", "'%.40s' is not an accessor type",
+                           json_string_value(type));
         norm = json_object_get(o, "normalized");
-        if (norm && !json_is_boolean(norm)) {
-            mkplace(pl, "%s.normalized", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "expected a boolean");
-        }
+        if (norm && !json_is_boolean(norm))
+            return fail_at(p, SKF_ERR_FORMAT, place, "normalized", "expected a boolean");
         a->normalized = json_is_true(norm);
         if (a->normalized &&
-            (a->component_type == SKF_GLTF_FLOAT || a->component_type == SKF_GLTF_UNSIGNED_INT)) {
-            mkplace(pl, "%s.normalized", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "must not be true for %s",
-                        ct_name(a->component_type, false));
-        }
+            (a->component_type == SKF_GLTF_FLOAT || a->component_type == SKF_GLTF_UNSIGNED_INT))
+            return fail_at(p, SKF_ERR_FORMAT, place, "normalized", "must not be true for %s",
+                           ct_name(a->component_type, false));
         size_t esize = skfi_element_size(a);
         if (a->buffer_view >= 0) {
             const skf_gltf_buffer_view *v = &doc->buffer_views[a->buffer_view];
             size_t stride = v->stride ? v->stride : esize;
-            if (stride < esize) {
-                mkplace(pl, "%s.bufferView", place);
-                return fail(p, SKF_ERR_FORMAT, pl,
-                            "bufferViews[%d].byteStride %zu is smaller than the element size %zu",
-                            a->buffer_view, stride, esize);
-            }
+            if (stride < esize)
+                return fail_at(
+                    p, SKF_ERR_FORMAT, place, "bufferView",
+                    "bufferViews[%d].byteStride %zu is smaller than the element size %zu",
+                    a->buffer_view, stride, esize);
             if ((st = check_span(p, place, a->buffer_view, a->offset, a->count, stride, esize,
                                  "data")))
                 return st;
-        } else if (a->count > skf_limit(SKF_LIMIT_ACCESSOR_VALUES) / (size_t)a->components) {
-            mkplace(pl, "%s.count", place);
-            return fail(p, SKF_ERR_LIMIT, pl,
-                        "%zu elements of %d values without a bufferView exceed %s", a->count,
-                        a->components, skf_limit_exceeded(SKF_LIMIT_ACCESSOR_VALUES).text);
-        }
+        } else if (a->count > skf_limit(SKF_LIMIT_ACCESSOR_VALUES) / (size_t)a->components)
+            return fail_at(p, SKF_ERR_LIMIT, place, "count",
+                           "%zu elements of %d values without a bufferView exceed %s", a->count,
+                           a->components, skf_limit_exceeded(SKF_LIMIT_ACCESSOR_VALUES).text);
         json_t *sparse;
         if ((st = get_object(p, o, "sparse", place, false, &sparse)))
             return st;
         if (sparse && (st = parse_sparse(p, a, sparse, place)))
             return st;
     }
-    return SKF_OK;
+    return st;
 }
 
 /* ---- meshes ------------------------------------------------------------- */
@@ -828,32 +848,24 @@ static skf_status parse_primitive(parser *p, json_t *o, const char *place, skf_g
 static skf_status parse_meshes(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    size_t n = json_array_size(arr);
-    if (!n)
-        return SKF_OK;
-    doc->meshes = skf_calloc(n, sizeof *doc->meshes);
-    if (!doc->meshes)
-        return nomem(p, "meshes");
-    doc->mesh_count = n;
-    for (size_t i = 0; i < n; ++i) {
+    void *all;
+    skf_status st = alloc_top(p, arr, "meshes", sizeof *doc->meshes, &all, &doc->mesh_count);
+    doc->meshes = all;
+    for (size_t i = 0; i < doc->mesh_count; ++i) {
         char place[PLACE_MAX];
-        mkplace(place, "meshes[%zu]", i);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        json_t *o;
+        if ((st = get_element(p, arr, "meshes", i, place, &o)))
+            return st;
         skf_gltf_mesh *m = &doc->meshes[i];
         json_t *prims;
-        skf_status st;
         if ((st = get_string(p, o, "name", place, &m->name)) ||
             (st = get_array(p, o, "primitives", place, true, &prims)) ||
             (st = get_number_list(p, o, "weights", place, &m->weights, &m->weight_count)))
             return st;
         size_t np = json_array_size(prims);
-        if (!np) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.primitives", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "empty (at least one primitive required)");
-        }
+        if (!np)
+            return fail_at(p, SKF_ERR_FORMAT, place, "primitives",
+                           "empty (at least one primitive required)");
         m->primitives = skf_calloc(np, sizeof *m->primitives);
         if (!m->primitives)
             return nomem(p, place);
@@ -867,14 +879,11 @@ static skf_status parse_meshes(parser *p, json_t *arr)
                 return fail(p, SKF_ERR_FORMAT, pl, "has %zu morph targets, primitives[0] has %zu",
                             m->primitives[j].target_count, m->primitives[0].target_count);
         }
-        if (m->weights && m->weight_count != m->primitives[0].target_count) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.weights", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "%zu weights for %zu morph targets", m->weight_count,
-                        m->primitives[0].target_count);
-        }
+        if (m->weights && m->weight_count != m->primitives[0].target_count)
+            return fail_at(p, SKF_ERR_FORMAT, place, "weights", "%zu weights for %zu morph targets",
+                           m->weight_count, m->primitives[0].target_count);
     }
-    return SKF_OK;
+    return st;
 }
 
 static size_t mesh_targets(const skf_gltf *doc, int mesh)
@@ -887,28 +896,25 @@ static size_t mesh_targets(const skf_gltf *doc, int mesh)
 static skf_status parse_nodes(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    size_t n = json_array_size(arr);
+    void *all;
+    skf_status st = alloc_top(p, arr, "nodes", sizeof *doc->nodes, &all, &doc->node_count);
+    doc->nodes = all;
+    size_t n = doc->node_count;
     if (!n)
-        return SKF_OK;
-    doc->nodes = skf_calloc(n, sizeof *doc->nodes);
-    if (!doc->nodes)
-        return nomem(p, "nodes");
-    doc->node_count = n;
+        return st;
     for (size_t i = 0; i < n; ++i)
         doc->nodes[i].parent = -1;
     for (size_t i = 0; i < n; ++i) {
         char place[PLACE_MAX];
-        mkplace(place, "nodes[%zu]", i);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        json_t *o;
+        if ((st = get_element(p, arr, "nodes", i, place, &o)))
+            return st;
         skf_gltf_node *nd = &doc->nodes[i];
         nd->rotation[3] = 1;
         nd->scale[0] = nd->scale[1] = nd->scale[2] = 1;
         skf_mat4_identity(nd->matrix);
         json_t *children;
         bool has_t, has_r, has_s;
-        skf_status st;
         if ((st = get_string(p, o, "name", place, &nd->name)) ||
             (st = get_index(p, o, "mesh", place, doc->mesh_count, "meshes", false, &nd->mesh)) ||
             (st = get_index(p, o, "skin", place, p->skin_json_count, "skins", false, &nd->skin)) ||
@@ -924,23 +930,18 @@ static skf_status parse_nodes(parser *p, json_t *arr)
         if (has_r) {
             double len = sqrt(nd->rotation[0] * nd->rotation[0] + nd->rotation[1] * nd->rotation[1] +
                               nd->rotation[2] * nd->rotation[2] + nd->rotation[3] * nd->rotation[3]);
-            if (!(len > 0)) {
-                char pl[PLACE_MAX];
-                mkplace(pl, "%s.rotation", place);
-                return fail(p, SKF_ERR_FORMAT, pl, "zero quaternion");
-            }
+            if (!(len > 0))
+                return fail_at(p, SKF_ERR_FORMAT, place, "rotation", "zero quaternion");
             if (fabs(len - 1) > 1e-3)
                 skf_warn(p->warn, "%s: %s.rotation: quaternion length %g normalised", p->name,
                          place, len);
             for (int k = 0; k < 4; ++k)
                 nd->rotation[k] /= len;
         }
-        if (nd->mesh >= 0 && nd->weights && nd->weight_count != mesh_targets(doc, nd->mesh)) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.weights", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "%zu weights for %zu morph targets of meshes[%d]",
-                        nd->weight_count, mesh_targets(doc, nd->mesh), nd->mesh);
-        }
+        if (nd->mesh >= 0 && nd->weights && nd->weight_count != mesh_targets(doc, nd->mesh))
+            return fail_at(p, SKF_ERR_FORMAT, place, "weights",
+                           "%zu weights for %zu morph targets of meshes[%d]", nd->weight_count,
+                           mesh_targets(doc, nd->mesh), nd->mesh);
         if (children) {
             size_t nc = json_array_size(children);
             nd->children = skf_malloc_array(nc ? nc : 1, sizeof *nd->children);
@@ -970,7 +971,6 @@ static skf_status parse_nodes(parser *p, json_t *arr)
     int *depth = skf_malloc_array(n, sizeof *depth);
     int *mark = skf_calloc(n, sizeof *mark);
     size_t *stack = skf_malloc_array(n, sizeof *stack);
-    skf_status st = SKF_OK;
     if (!depth || !mark || !stack)
         st = nomem(p, "nodes");
     for (size_t i = 0; i < n && !st; ++i)
@@ -1026,22 +1026,16 @@ static skf_status parse_nodes(parser *p, json_t *arr)
 static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
 {
     skf_gltf *doc = p->doc;
-    size_t n = json_array_size(arr);
-    if (!n)
-        return SKF_OK;
-    doc->skins = skf_calloc(n, sizeof *doc->skins);
-    if (!doc->skins)
-        return nomem(p, "skins");
-    doc->skin_count = n;
-    for (size_t i = 0; i < n; ++i) {
+    void *all;
+    skf_status st = alloc_top(p, arr, "skins", sizeof *doc->skins, &all, &doc->skin_count);
+    doc->skins = all;
+    for (size_t i = 0; i < doc->skin_count; ++i) {
         char place[PLACE_MAX];
-        mkplace(place, "skins[%zu]", i);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        json_t *o;
+        if ((st = get_element(p, arr, "skins", i, place, &o)))
+            return st;
         skf_gltf_skin *s = &doc->skins[i];
         json_t *joints;
-        skf_status st;
         if ((st = get_string(p, o, "name", place, &s->name)) ||
             (st = get_index(p, o, "inverseBindMatrices", place, doc->accessor_count, "accessors",
                             false, &s->inverse_bind_matrices)) ||
@@ -1050,11 +1044,9 @@ static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
             (st = get_array(p, o, "joints", place, true, &joints)))
             return st;
         size_t nj = json_array_size(joints);
-        if (!nj) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.joints", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "empty (at least one joint required)");
-        }
+        if (!nj)
+            return fail_at(p, SKF_ERR_FORMAT, place, "joints",
+                           "empty (at least one joint required)");
         s->joints = skf_malloc_array(nj, sizeof *s->joints);
         if (!s->joints)
             return nomem(p, place);
@@ -1335,21 +1327,16 @@ static skf_status parse_animation(parser *p, json_t *o, const char *place, skf_g
 static skf_status parse_animations(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    size_t n = json_array_size(arr);
-    if (!n)
-        return SKF_OK;
-    doc->animations = skf_calloc(n, sizeof *doc->animations);
-    if (!doc->animations)
-        return nomem(p, "animations");
-    doc->animation_count = n;
-    for (size_t i = 0; i < n; ++i) {
+    void *all;
+    skf_status st = alloc_top(p, arr, "animations", sizeof *doc->animations, &all,
+                              &doc->animation_count);
+    doc->animations = all;
+    for (size_t i = 0; !st && i < doc->animation_count; ++i) {
         char place[PLACE_MAX];
         mkplace(place, "animations[%zu]", i);
-        skf_status st = parse_animation(p, json_array_get(arr, i), place, &doc->animations[i]);
-        if (st)
-            return st;
+        st = parse_animation(p, json_array_get(arr, i), place, &doc->animations[i]);
     }
-    return SKF_OK;
+    return st;
 }
 
 /* ---- scenes ------------------------------------------------------------- */
@@ -1358,19 +1345,16 @@ static skf_status parse_scenes(parser *p, json_t *root, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     size_t n = json_array_size(arr);
-    skf_status st;
-    if (n) {
-        doc->scenes = skf_calloc(n, sizeof *doc->scenes);
-        if (!doc->scenes)
-            return nomem(p, "scenes");
-        doc->scene_count = n;
-    }
+    void *all;
+    skf_status st = alloc_top(p, arr, "scenes", sizeof *doc->scenes, &all, &doc->scene_count);
+    if (st)
+        return st;
+    doc->scenes = all;
     for (size_t i = 0; i < n; ++i) {
         char place[PLACE_MAX];
-        mkplace(place, "scenes[%zu]", i);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        json_t *o;
+        if ((st = get_element(p, arr, "scenes", i, place, &o)))
+            return st;
         skf_gltf_scene *sc = &doc->scenes[i];
         json_t *nodes;
         if ((st = get_string(p, o, "name", place, &sc->name)) ||
@@ -1463,12 +1447,9 @@ static skf_status reparse(parser *p)
         if ((st = get_size(p, json_array_get(arr[0], i), "byteLength", place, 1, LLONG_MAX, true, 0,
                            &len)))
             return st;
-        if (len > doc->buffers[i].size) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.byteLength", place);
-            return fail(p, SKF_ERR_FORMAT, pl, "%zu bytes declared, %zu available", len,
-                        doc->buffers[i].size);
-        }
+        if (len > doc->buffers[i].size)
+            return fail_at(p, SKF_ERR_FORMAT, place, "byteLength",
+                           "%zu bytes declared, %zu available", len, doc->buffers[i].size);
     }
     size_t accessor_n = json_array_size(arr[2]);
     p->acc_flags = skf_calloc(accessor_n ? accessor_n : 1, 1);
@@ -1578,31 +1559,23 @@ static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, con
     skf_status st = get_array(p, root, "buffers", "", false, &arr);
     if (st)
         return st;
-    size_t n = json_array_size(arr);
-    if (!n)
-        return SKF_OK;
-    doc->buffers = skf_calloc(n, sizeof *doc->buffers);
-    if (!doc->buffers)
-        return nomem(p, "buffers");
-    doc->buffer_count = n;
-    for (size_t i = 0; i < n; ++i) {
+    void *all;
+    st = alloc_top(p, arr, "buffers", sizeof *doc->buffers, &all, &doc->buffer_count);
+    doc->buffers = all;
+    for (size_t i = 0; i < doc->buffer_count; ++i) {
         char place[PLACE_MAX], up[PLACE_MAX];
-        mkplace(place, "buffers[%zu]", i);
+        json_t *o;
+        if ((st = get_element(p, arr, "buffers", i, place, &o)))
+            return st;
         mkplace(up, "%s.uri", place);
-        json_t *o = json_array_get(arr, i);
-        if (!json_is_object(o))
-            return fail(p, SKF_ERR_FORMAT, place, "expected an object");
         size_t len;
         json_t *uri;
         if ((st = get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &len)) ||
             (st = get_typed(p, o, "uri", place, JSON_STRING, "a string", false, &uri)))
             return st;
-        if (len > skf_limit(SKF_LIMIT_FILE_BYTES)) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.byteLength", place);
-            return fail(p, SKF_ERR_LIMIT, pl, "%zu bytes exceed %s", len,
-                        skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
-        }
+        if (len > skf_limit(SKF_LIMIT_FILE_BYTES))
+            return fail_at(p, SKF_ERR_LIMIT, place, "byteLength", "%zu bytes exceed %s", len,
+                           skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
         uint8_t *data = NULL;
         size_t size = 0;
         if (!uri) {
@@ -1652,7 +1625,7 @@ static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, con
         doc->buffers[i].data = data;
         doc->buffers[i].size = size;
     }
-    return SKF_OK;
+    return st;
 }
 
 /* ---- entry points ------------------------------------------------------- */
