@@ -83,19 +83,17 @@ static skf_status fail_at(parser *p, skf_status st, const char *place, const cha
 }
 
 /* A top-level array's storage: json_array_size(arr) zeroed elements of esize
- * bytes in *out and their number in *count (*out NULL, *count untouched, when
- * the array is empty or absent). */
-static skf_status alloc_top(parser *p, json_t *arr, const char *key, size_t esize, void **out,
-                            size_t *count)
+ * bytes, their number in *count (untouched when the array is empty or absent:
+ * then NULL is returned with *st = SKF_OK). */
+static void *alloc_top(parser *p, json_t *arr, const char *key, size_t esize, size_t *count,
+                       skf_status *st)
 {
     size_t n = json_array_size(arr);
-    *out = NULL;
-    if (!n)
-        return SKF_OK;
-    if (!(*out = skf_calloc(n, esize)))
-        return nomem(p, key);
-    *count = n;
-    return SKF_OK;
+    void *all = n ? skf_calloc(n, esize) : NULL;
+    *st = n && !all ? nomem(p, key) : SKF_OK;
+    if (all)
+        *count = n;
+    return all;
 }
 
 /* Element i of the top-level array `key`, which must be an object; place is
@@ -540,10 +538,9 @@ static skf_status check_uint_below(parser *p, int acc, const char *place, size_t
 static skf_status parse_buffer_views(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    void *all;
-    skf_status st =
-        alloc_top(p, arr, "bufferViews", sizeof *doc->buffer_views, &all, &doc->buffer_view_count);
-    doc->buffer_views = all;
+    skf_status st;
+    doc->buffer_views =
+        alloc_top(p, arr, "bufferViews", sizeof *doc->buffer_views, &doc->buffer_view_count, &st);
     for (size_t i = 0; i < doc->buffer_view_count; ++i) {
         char place[PLACE_MAX];
         json_t *o;
@@ -649,10 +646,9 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
 static skf_status parse_accessors(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    void *all;
-    skf_status st = alloc_top(p, arr, "accessors", sizeof *doc->accessors, &all,
-                              &doc->accessor_count);
-    doc->accessors = all;
+    skf_status st;
+    doc->accessors =
+        alloc_top(p, arr, "accessors", sizeof *doc->accessors, &doc->accessor_count, &st);
     for (size_t i = 0; i < doc->accessor_count; ++i) {
         char place[PLACE_MAX];
         json_t *o;
@@ -848,9 +844,8 @@ static skf_status parse_primitive(parser *p, json_t *o, const char *place, skf_g
 static skf_status parse_meshes(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    void *all;
-    skf_status st = alloc_top(p, arr, "meshes", sizeof *doc->meshes, &all, &doc->mesh_count);
-    doc->meshes = all;
+    skf_status st;
+    doc->meshes = alloc_top(p, arr, "meshes", sizeof *doc->meshes, &doc->mesh_count, &st);
     for (size_t i = 0; i < doc->mesh_count; ++i) {
         char place[PLACE_MAX];
         json_t *o;
@@ -896,9 +891,8 @@ static size_t mesh_targets(const skf_gltf *doc, int mesh)
 static skf_status parse_nodes(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    void *all;
-    skf_status st = alloc_top(p, arr, "nodes", sizeof *doc->nodes, &all, &doc->node_count);
-    doc->nodes = all;
+    skf_status st;
+    doc->nodes = alloc_top(p, arr, "nodes", sizeof *doc->nodes, &doc->node_count, &st);
     size_t n = doc->node_count;
     if (!n)
         return st;
@@ -1026,9 +1020,8 @@ static skf_status parse_nodes(parser *p, json_t *arr)
 static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
 {
     skf_gltf *doc = p->doc;
-    void *all;
-    skf_status st = alloc_top(p, arr, "skins", sizeof *doc->skins, &all, &doc->skin_count);
-    doc->skins = all;
+    skf_status st;
+    doc->skins = alloc_top(p, arr, "skins", sizeof *doc->skins, &doc->skin_count, &st);
     for (size_t i = 0; i < doc->skin_count; ++i) {
         char place[PLACE_MAX];
         json_t *o;
@@ -1327,10 +1320,9 @@ static skf_status parse_animation(parser *p, json_t *o, const char *place, skf_g
 static skf_status parse_animations(parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
-    void *all;
-    skf_status st = alloc_top(p, arr, "animations", sizeof *doc->animations, &all,
-                              &doc->animation_count);
-    doc->animations = all;
+    skf_status st;
+    doc->animations =
+        alloc_top(p, arr, "animations", sizeof *doc->animations, &doc->animation_count, &st);
     for (size_t i = 0; !st && i < doc->animation_count; ++i) {
         char place[PLACE_MAX];
         mkplace(place, "animations[%zu]", i);
@@ -1345,11 +1337,10 @@ static skf_status parse_scenes(parser *p, json_t *root, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     size_t n = json_array_size(arr);
-    void *all;
-    skf_status st = alloc_top(p, arr, "scenes", sizeof *doc->scenes, &all, &doc->scene_count);
+    skf_status st;
+    doc->scenes = alloc_top(p, arr, "scenes", sizeof *doc->scenes, &doc->scene_count, &st);
     if (st)
         return st;
-    doc->scenes = all;
     for (size_t i = 0; i < n; ++i) {
         char place[PLACE_MAX];
         json_t *o;
@@ -1559,9 +1550,7 @@ static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, con
     skf_status st = get_array(p, root, "buffers", "", false, &arr);
     if (st)
         return st;
-    void *all;
-    st = alloc_top(p, arr, "buffers", sizeof *doc->buffers, &all, &doc->buffer_count);
-    doc->buffers = all;
+    doc->buffers = alloc_top(p, arr, "buffers", sizeof *doc->buffers, &doc->buffer_count, &st);
     for (size_t i = 0; i < doc->buffer_count; ++i) {
         char place[PLACE_MAX], up[PLACE_MAX];
         json_t *o;
