@@ -71,20 +71,7 @@ static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
         for (size_t i = 0; i < B; ++i) {
             double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
             double dd = skf_dot3(d, d) + 1e-4;
-            size_t pos;
-            if (nb < 4)
-                pos = nb++;
-            else if (dd < bd[3])
-                pos = 3;
-            else
-                continue;
-            while (pos > 0 && bd[pos - 1] > dd) {
-                bd[pos] = bd[pos - 1];
-                best[pos] = best[pos - 1];
-                --pos;
-            }
-            bd[pos] = dd;
-            best[pos] = i;
+            synth_keep_nearest(4, &nb, best, bd, i, dd);
         }
         /* 1..4 influences, the nearest dominant (like painted weights) */
         size_t k = 1 + (size_t)(synth_uniform(r) * 4);
@@ -278,20 +265,7 @@ static void transfer_like(const rig_case *c, const double *targets, size_t F)
         for (size_t i = 0; i < B; ++i) {
             double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
             double dd = sqrt(skf_dot3(d, d)) + 1e-3;
-            size_t pos;
-            if (nb < K)
-                pos = nb++;
-            else if (dd < bd[K - 1])
-                pos = K - 1;
-            else
-                continue;
-            while (pos > 0 && bd[pos - 1] > dd) {
-                bd[pos] = bd[pos - 1];
-                best[pos] = best[pos - 1];
-                --pos;
-            }
-            bd[pos] = dd;
-            best[pos] = i;
+            synth_keep_nearest(K, &nb, best, bd, i, dd);
         }
         double sum = 0;
         for (size_t q = 0; q < nb; ++q)

@@ -12,6 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Offer candidate idx at distance dd to the list of the k nearest seen so
+ * far: best[0..*n) / bd[0..*n), sorted by distance ascending, *n <= k. */
+static inline void synth_keep_nearest(size_t k, size_t *n, size_t *best, double *bd, size_t idx,
+                                      double dd)
+{
+    size_t at;
+    if (*n < k)
+        at = (*n)++;
+    else if (dd < bd[k - 1])
+        at = k - 1;
+    else
+        return;
+    while (at > 0 && bd[at - 1] > dd) {
+        bd[at] = bd[at - 1];
+        best[at] = best[at - 1];
+        --at;
+    }
+    bd[at] = dd;
+    best[at] = idx;
+}
+
 typedef struct synth_rng {
     uint64_t s;
 } synth_rng;
@@ -96,22 +117,7 @@ static inline void synth_rig_make(synth_rig *g, synth_rng *r, size_t n, size_t B
             double d[3] = {v[0] - g->centres[3 * b], v[1] - g->centres[3 * b + 1],
                            v[2] - g->centres[3 * b + 2]};
             double dd = skf_dot3(d, d) + 1e-6 * scale * scale;
-            /* insertion into the sorted list of the K nearest so far */
-            size_t at;
-            if (nb < K) {
-                at = nb++;
-            } else if (dd < bd[K - 1]) {
-                at = K - 1;
-            } else {
-                continue;
-            }
-            while (at > 0 && bd[at - 1] > dd) {
-                bd[at] = bd[at - 1];
-                best[at] = best[at - 1];
-                --at;
-            }
-            bd[at] = dd;
-            best[at] = b;
+            synth_keep_nearest(K, &nb, best, bd, b, dd);
         }
         /* random number of influences 1..K, weights ∝ random/d² */
         size_t k = 1 + (size_t)(synth_uniform(r) * (double)nb);

@@ -39,20 +39,7 @@ static void diffuse_weights(const synth_rig *g, size_t K, const size_t *unused, 
             double d[3] = {v[0] - g->centres[3 * b], v[1] - g->centres[3 * b + 1],
                            v[2] - g->centres[3 * b + 2]};
             double dd = sqrt(skf_dot3(d, d)) + 1e-3;
-            size_t at;
-            if (nb < K)
-                at = nb++;
-            else if (dd < bd[K - 1])
-                at = K - 1;
-            else
-                continue;
-            while (at > 0 && bd[at - 1] > dd) {
-                bd[at] = bd[at - 1];
-                best[at] = best[at - 1];
-                --at;
-            }
-            bd[at] = dd;
-            best[at] = b;
+            synth_keep_nearest(K, &nb, best, bd, b, dd);
         }
         double sum = 0;
         for (size_t i = 0; i < nb; ++i)

@@ -52,28 +52,15 @@ static void make_case(skel_case *c, synth_rng *r, const bool *unweighted)
         double *v = g->rest + 3 * j;
         for (int k = 0; k < 3; ++k)
             v[k] = c->b[3 * at + k] + synth_range(r, -0.2, 0.2);
-        int best[4];
+        size_t best[4];
         double bd[4];
-        int nb = 0;
-        for (int i = 0; i < NJ; ++i) {
+        size_t nb = 0;
+        for (size_t i = 0; i < NJ; ++i) {
             if (unweighted && unweighted[i])
                 continue;
             double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
             double dd = skf_dot3(d, d) + 1e-4;
-            int pos;
-            if (nb < 4)
-                pos = nb++;
-            else if (dd < bd[3])
-                pos = 3;
-            else
-                continue;
-            while (pos > 0 && bd[pos - 1] > dd) {
-                bd[pos] = bd[pos - 1];
-                best[pos] = best[pos - 1];
-                --pos;
-            }
-            bd[pos] = dd;
-            best[pos] = i;
+            synth_keep_nearest(4, &nb, best, bd, i, dd);
         }
         double sum = 0;
         for (int k = 0; k < 4; ++k) {
