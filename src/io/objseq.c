@@ -181,24 +181,30 @@ static skf_status read_obj_file(const char *path, dvec *pos, uvec *tri, skf_erro
     return st;
 }
 
+/* A sequence of nv vertices x frames holding pos (copied) and tri (taken
+ * over: tri->v becomes NULL); where names it in the out-of-memory error. */
+static skf_status make_seq(const char *where, size_t nv, size_t frames, const dvec *pos, uvec *tri,
+                           skf_meshseq **out, skf_error *err)
+{
+    skf_meshseq *s = skf_meshseq_new(nv, frames);
+    if (!s)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", where);
+    memcpy(s->positions, pos->v, pos->n * sizeof *pos->v);
+    s->triangle_count = tri->n / 3;
+    s->triangles = tri->v;
+    tri->v = NULL;
+    *out = s;
+    return SKF_OK;
+}
+
 skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err)
 {
     dvec pos = {0};
     uvec tri = {0};
     *out = NULL;
     skf_status st = read_obj_file(path, &pos, &tri, err);
-    if (!st) {
-        skf_meshseq *s = skf_meshseq_new(pos.n / 3, 1);
-        if (!s) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
-        } else {
-            memcpy(s->positions, pos.v, pos.n * sizeof *pos.v);
-            s->triangle_count = tri.n / 3;
-            s->triangles = tri.v;
-            tri.v = NULL;
-            *out = s;
-        }
-    }
+    if (!st)
+        st = make_seq(path, pos.n / 3, 1, &pos, &tri, out, err);
     skf_free(pos.v);
     skf_free(tri.v);
     return st;
@@ -304,18 +310,8 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
         else
             st = skf_fail(err, SKF_ERR_IO, "%s: no frames", where);
     }
-    if (!st) {
-        skf_meshseq *s = skf_meshseq_new(nv, frames);
-        if (!s) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", where);
-        } else {
-            memcpy(s->positions, pos.v, pos.n * sizeof *pos.v);
-            s->triangle_count = tri.n / 3;
-            s->triangles = tri.v;
-            tri.v = NULL;
-            *out = s;
-        }
-    }
+    if (!st)
+        st = make_seq(where, nv, frames, &pos, &tri, out, err);
     skf_free(pos.v);
     skf_free(tri.v);
     return st;
