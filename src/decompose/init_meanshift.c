@@ -84,6 +84,21 @@ static double dist2(const double *a, const double *b, size_t dim)
     return s;
 }
 
+/* Index of the mode (of nm, dim values each) nearest to y; the first on ties. */
+static size_t nearest_mode(const double *y, const double *modes, size_t nm, size_t dim)
+{
+    size_t best = 0;
+    double bd = DBL_MAX;
+    for (size_t q = 0; q < nm; ++q) {
+        double dd = dist2(y, modes + q * dim, dim);
+        if (dd < bd) {
+            bd = dd;
+            best = q;
+        }
+    }
+    return best;
+}
+
 skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, double h,
                              uint32_t *labels, size_t *B_out, skf_error *err)
 {
@@ -176,17 +191,7 @@ skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, do
     for (int pass = 0; pass < 2; ++pass) {
         memset(support, 0, nm * sizeof *support);
         for (size_t k = 0; k < ns; ++k) {
-            const double *y = feat + (k * T / ns) * dim;
-            size_t best = 0;
-            double bd = DBL_MAX;
-            for (size_t q = 0; q < nm; ++q) {
-                double dd = dist2(y, modes + q * dim, dim);
-                if (dd < bd) {
-                    bd = dd;
-                    best = q;
-                }
-            }
-            support[best]++;
+            support[nearest_mode(feat + (k * T / ns) * dim, modes, nm, dim)]++;
         }
         if (pass == 1)
             break;
@@ -203,17 +208,7 @@ skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, do
     /* Every triangle joins its nearest mode. */
 #pragma omp parallel for schedule(static)
     for (long long tt = 0; tt < TT; ++tt) {
-        const double *y = feat + (size_t)tt * dim;
-        size_t best = 0;
-        double bd = DBL_MAX;
-        for (size_t q = 0; q < nm; ++q) {
-            double dd = dist2(y, modes + q * dim, dim);
-            if (dd < bd) {
-                bd = dd;
-                best = q;
-            }
-        }
-        tlab[tt] = (uint32_t)best;
+        tlab[tt] = (uint32_t)nearest_mode(feat + (size_t)tt * dim, modes, nm, dim);
     }
     /* Vertices: majority of incident triangles (ties: the lower label);
      * isolated vertices go to cluster 0 and are reassigned by k-means. */
