@@ -142,6 +142,16 @@ static void rest_trs(const skf_gltf_node *nd, const double local[16], double t[3
     }
 }
 
+/* The world matrix of node n's parent (identity for a root), from world[16 * node]. */
+static void parent_world_of(const skf_gltf *doc, const double *world, int n, double out[16])
+{
+    int parent = doc->nodes[n].parent;
+    if (parent >= 0)
+        memcpy(out, world + 16 * parent, 16 * sizeof *out);
+    else
+        skf_mat4_identity(out);
+}
+
 skf_status skf_trs_convert(const skf_trs_converter *cv, const double *skin_transforms,
                            const bool *solved, const double *prev_rotation, double *translation,
                            double *rotation, double *scale, int frame, skf_error *err)
@@ -154,12 +164,8 @@ skf_status skf_trs_convert(const skf_trs_converter *cv, const double *skin_trans
     const char *file = doc->path ? doc->path : "glTF";
     for (size_t h = 0; h < cv->order_count; ++h) {
         int n = cv->order[h];
-        int parent = doc->nodes[n].parent;
         double parent_world[16];
-        if (parent >= 0)
-            memcpy(parent_world, world + 16 * parent, sizeof parent_world);
-        else
-            skf_mat4_identity(parent_world);
+        parent_world_of(doc, world, n, parent_world);
         int i = cv->node_joint[n];
         double *w = world + 16 * n;
         if (i < 0 || (solved && !solved[i])) {
@@ -215,12 +221,8 @@ void skf_trs_joint_worlds(const skf_trs_converter *cv, const double *translation
         return;
     for (size_t h = 0; h < cv->order_count; ++h) {
         int n = cv->order[h];
-        int parent = doc->nodes[n].parent;
         double parent_world[16];
-        if (parent >= 0)
-            memcpy(parent_world, world + 16 * parent, sizeof parent_world);
-        else
-            skf_mat4_identity(parent_world);
+        parent_world_of(doc, world, n, parent_world);
         int i = cv->node_joint[n];
         double local[16];
         if (i >= 0)
