@@ -44,7 +44,7 @@ int main(void)
         return skf_test_done();
 
     const char *args[] = {"transfer", "--source", "tube.glb", "--target", "target.glb", "--clip", "Bend",
-                          "-o", "out.glb", "--report", "report.json", NULL};
+                          "--mode", "both", "-o", "out.glb", "--report", "report.json", NULL};
     const char *inputs[] = {"tube.glb", "target.glb", NULL};
     const char *outputs[] = {"out.glb", "report.json", NULL};
     sweep_case c = {"transfer", cmd_transfer, args, dir, inputs, outputs, 0, 0};
