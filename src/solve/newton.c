@@ -175,6 +175,19 @@ static void ym(const double *Y, const double *M, double *out)
 }
 
 /* ⟨A M, Bm⟩ for 3×4 column-major A, Bm and symmetric M. */
+/* out = A_3ᵀ B_3 over the 4 columns of two 3×4 column-major blocks:
+ * out[r*3+q] = Σ_c A[c*3+r] B[c*3+q]. */
+static void cols_dot33(const double *A, const double *B, double out[9])
+{
+    for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 3; ++q) {
+            double z = 0;
+            for (int c = 0; c < 4; ++c)
+                z += A[c * 3 + r] * B[c * 3 + q];
+            out[r * 3 + q] = z;
+        }
+}
+
 static double pair_dot(const double *A, const double *M, const double *Bm)
 {
     double am[12], e = 0;
@@ -357,13 +370,7 @@ static void hessian(const skf_solver *s, skf_solve_ws *ws)
             double YiM[12], YkM[12], Z[9], blk[36];
             ym(Y, M, YiM);
             ym(Yk, M, YkM);
-            for (int r = 0; r < 3; ++r)
-                for (int q = 0; q < 3; ++q) {
-                    double z = 0;
-                    for (int c = 0; c < 4; ++c)
-                        z += YiM[c * 3 + r] * Yk[c * 3 + q];
-                    Z[r * 3 + q] = z;
-                }
+            cols_dot33(YiM, Yk, Z);
             const double trZ = Z[0] + Z[4] + Z[8];
             memset(blk, 0, sizeof blk);
             for (int p = 0; p < 3; ++p)
@@ -398,13 +405,7 @@ static void hessian(const skf_solver *s, skf_solve_ws *ws)
             continue;
         const double *G = ws->ntG + 12 * i, *Y = ws->ntY + 12 * i;
         double W[9];
-        for (int r = 0; r < 3; ++r)
-            for (int q = 0; q < 3; ++q) {
-                double w = 0;
-                for (int c = 0; c < 4; ++c)
-                    w += Y[c * 3 + r] * G[c * 3 + q];
-                W[r * 3 + q] = w;
-            }
+        cols_dot33(Y, G, W);
         const double trW = W[0] + W[4] + W[8];
         for (int p = 0; p < 3; ++p)
             for (int q = 0; q <= p; ++q) {
