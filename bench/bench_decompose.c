@@ -9,7 +9,7 @@
 #include "skinfit/creature.h"
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
 
 #include <omp.h>

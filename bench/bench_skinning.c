@@ -11,7 +11,7 @@
  * Usage: bench_skinning [repetitions=5] */
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 #include <omp.h>
 #include "bench_util.h"

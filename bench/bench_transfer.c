@@ -8,6 +8,7 @@
  * usage: bench_transfer [max_vertices]   (env SKF_DATA) */
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
+#include "skinfit/rig.h"
 #include "skinfit/transfer.h"
 
 #include "bench_util.h"

@@ -3,7 +3,7 @@
  * evaluate + skin a few poses — so hostile indices, counts and NaNs reach
  * the evaluator too. */
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
  * Seeds: scripts/fuzz.sh writes small procedural creatures (demo-asset). */
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
 #include "skinfit/transfer.h"
 

@@ -10,7 +10,7 @@
  * replay tests always run every harness on at least one valid input. */
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
 
 #include <errno.h>

@@ -59,6 +59,11 @@ static inline void skf_cross3(double out[3], const double a[3], const double b[3
 }
 double skf_norm3(const double a[3]);
 
+/* Symmetric 4×4 eigen-decomposition by cyclic Jacobi rotations (src/base/jacobi4.c) to machine
+ * precision. A: row-major 4×4 (only read). evals[4] descending; evecs: column
+ * k (evecs[r*4 + k]) is the unit eigenvector of evals[k]. Returns sweeps used. */
+int skf_sym4_eigen(const double A[16], double evals[4], double evecs[16]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -190,7 +190,7 @@ skf_status skf_render_clip_add_solved(skf_render_clip *c, const char *label,
                                       skf_warnings *warnings, skf_error *err);
 
 /* Read the clip of the same name baked into rig_doc (e.g. by skinfit
- * transfer), evaluate it with lbs.h at the same frame times (relative to that
+ * transfer), evaluate it with rig.h at the same frame times (relative to that
  * clip's start) and add its panel; the transforms are the joint matrices
  * joint_to_world × mesh_to_joint. Errors: rig_doc has no such clip. */
 skf_status skf_render_clip_add_baked(skf_render_clip *c, const char *label,

@@ -168,11 +168,6 @@ void skf_horn_rotation(const double H[9], double R[9]);
  * T: double[12] layout above. Returns false (T = identity) when Σ w ≤ 0. */
 bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12]);
 
-/* Symmetric 4×4 eigen-decomposition by cyclic Jacobi rotations to machine
- * precision. A: row-major 4×4 (only read). evals[4] descending; evecs: column
- * k (evecs[r*4 + k]) is the unit eigenvector of evals[k]. Returns sweeps used. */
-int skf_sym4_eigen(const double A[16], double evals[4], double evecs[16]);
-
 void skf_transform34_identity(double T[12]);
 void skf_transform34_to_mat4(const double T[12], double m[16]);
 void skf_transform34_from_mat4(const double m[16], double T[12]);

@@ -1,179 +1,30 @@
-/* skinfit/transfer.h — everything around the per-frame bone solve that a
- * transfer needs: a triangle BVH with closest-point queries, rest-surface
- * alignment of two meshes of the same animal, the constraint correspondence
- * (target vertex → point on the source surface), even subsampling of the
- * constraints, distance-based automatic weights, and the conversion of solved
- * skinning transforms into glTF node TRS.
+/* skinfit/transfer.h — the transfer session (src/transfer/): play a clip on
+ * the source (artist) rig, carry its deformed surface onto the target rig's
+ * mesh, solve the target's bone transforms per frame, and bake the result
+ * back into glTF as node TRS keys.
  *
- * Spaces. A rig's "bind space" is the space its mesh vertices are stored in;
- * a solved skinning transform T_i maps bind space to world space
- * (bind_to_world: T_i = joint_world_i × inverse_bind_i). The source and
- * target rest surfaces live in their own bind spaces; an skf_alignment holds
- * the similarity target_to_source that carries target bind space onto source
- * bind space (and, applied inversely, source world motion onto the target).
+ * Spaces. Each rig is solved in its world at bind pose (docs/conventions.md):
+ * rest_world = mesh_to_world × bind-space rest, and a solved skinning
+ * transform T_i (solve.h 3x4 layout) maps rest_world → world. The
+ * conversion to node TRS works with bind_to_world_i = inverse(inverse_bind_i)
+ * per joint.
  *
- * Arrays. positions are [count * 3] doubles (x y z per vertex), triangles
- * [triangle_count * 3] uint32 vertex indices, matrices double[16]
- * column-major (skinfit/math.h). Everything the library allocates here has
- * one owner and one free call named below.
+ * Arrays. matrices double[16] column-major (skinfit/math.h), transforms
+ * [frames * joint_count * 12] in solve.h's 3x4 layout. Everything the
+ * library allocates here has one owner and one free call named below.
  */
 #ifndef SKINFIT_TRANSFER_H
 #define SKINFIT_TRANSFER_H
 
 #include "skinfit/base.h"
 #include "skinfit/gltf.h"
+#include "skinfit/surface.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- BVH over triangles (src/solve/bvh.c) -------------------------------- */
-
-typedef struct skf_bvh skf_bvh;
-
-/* Build a BVH over a triangle mesh. The positions and triangles are copied
- * (the caller's arrays may be freed afterwards). Every index is checked
- * against vertex_count (SKF_ERR_FORMAT naming "triangles[i]"); zero triangles
- * is SKF_ERR_ARGUMENT. Degenerate (zero-area) triangles are kept: their
- * closest point is still well defined. O(T log T). */
-skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uint32_t *triangles,
-                         size_t triangle_count, skf_bvh **out, skf_error *err);
-void skf_bvh_free(skf_bvh *bvh);
-
-/* A point on a triangle mesh: triangle index, its three vertex indices, the
- * barycentric coordinates (sum 1, each in [0,1]) and the point itself. */
-typedef struct skf_surface_point {
-    uint32_t triangle;
-    uint32_t vertex[3];
-    double bary[3];
-    double point[3];
-    double distance;   /* from the query point, scene units */
-} skf_surface_point;
-
-/* Closest point of the surface to p (exact, not approximate). Ties break
- * towards the lower triangle index, so results are deterministic. Thread-safe
- * (the BVH is read-only). */
-void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *out);
-
-/* Area-weighted surface statistics: total area, centroid, and the 3x3 second
- * moment about the centroid (column-major, per unit area). Invariant to
- * re-triangulation of the same surface (subdivision, re-welding). */
-void skf_surface_moments(const double *positions, const uint32_t *triangles, size_t triangle_count,
-                         double *area, double centroid[3], double cov[9]);
-
-/* ---- rest-surface alignment (src/solve/align.c) --------------------------- */
-
-/* Default refusal threshold: RMS closest-surface distance, both directions,
- * relative to the source rest bounding-box diagonal. 0.5 % — two meshes of the
- * same animal (re-welded, subdivided, re-exported with other axes or units)
- * land far below it; different Quaternius animals land at 2.1–8 % except
- * Fox vs Wolf (0.8 %, near-identical meshes) — measured in docs/transfer.md. */
-#define SKF_ALIGN_DEFAULT_MAX_RESIDUAL 0.005
-
-typedef struct skf_align_options {
-    double max_residual;   /* 0: SKF_ALIGN_DEFAULT_MAX_RESIDUAL */
-    int icp_iterations;    /* 0: 50 */
-    size_t sample_count;   /* vertices used per direction for the search; 0: 4000 */
-} skf_align_options;
-
-typedef struct skf_alignment {
-    double target_to_source[16]; /* similarity s·R·x + t, target bind → source bind */
-    double scale;                /* s */
-    double residual;             /* final RMS distance both ways / source diagonal */
-    double source_diagonal;      /* rest bounding-box diagonals, scene units */
-    double target_diagonal;
-    bool identity;               /* surfaces coincide without any transform */
-    const char *method;          /* "identity", "axes", "pca" (static string) */
-} skf_alignment;
-
-/* Align the target rest surface onto the source rest surface: first test the
- * identity; otherwise match area-weighted centroids and uniform scale, try the
- * 24 signed axis permutations with determinant +1 and the 4 proper PCA frames,
- * keep the best, refine by ICP (closest points on the surface, Umeyama
- * similarity). Fails with SKF_ERR_MISMATCH ("surfaces do not match: residual
- * X % of the diagonal > Y %") when the final residual exceeds the threshold;
- * out is filled either way. Deterministic. */
-skf_status skf_align_surfaces(const double *source_positions, size_t source_vertex_count,
-                              const uint32_t *source_triangles, size_t source_triangle_count,
-                              const double *target_positions, size_t target_vertex_count,
-                              const uint32_t *target_triangles, size_t target_triangle_count,
-                              const skf_align_options *options, skf_alignment *out,
-                              skf_error *err);
-
-/* ---- correspondence (src/solve/correspond.c) ------------------------------ */
-
-/* constraint c: target vertex target_vertex[c] follows the source surface
- * point sum_k bary[3c+k] * source_vertex(source_vertex[3c+k]). */
-typedef struct skf_correspondence {
-    size_t count;
-    uint32_t *target_vertex;   /* [count] */
-    uint32_t *source_vertex;   /* [count * 3] */
-    double *bary;              /* [count * 3] */
-    double max_distance;       /* largest closest-point distance found, source units */
-} skf_correspondence;
-
-void skf_correspondence_release(skf_correspondence *c);
-
-/* Map each listed target vertex (constraint_vertices, or all target vertices
- * when NULL) to the closest point of the source rest surface after carrying
- * it by alignment->target_to_source. When the alignment is the identity and
- * both surfaces are the same vertex array, the map is the identity (bary
- * (1,0,0)). Parallel over constraints (OpenMP), deterministic. */
-skf_status skf_correspond(const double *source_positions, size_t source_vertex_count,
-                          const uint32_t *source_triangles, size_t source_triangle_count,
-                          const double *target_positions, size_t target_vertex_count,
-                          const skf_alignment *alignment, const uint32_t *constraint_vertices,
-                          size_t constraint_count, skf_correspondence *out, skf_error *err);
-
-/* The target surface for one frame: u[c] = target_from_source · (sum_k
- * bary · source_frame[source_vertex]) for every constraint c, where
- * source_to_target = inverse(target_to_source). source_frame is the source's
- * deformed surface ([source_vertex_count * 3]); u is [count * 3]. */
-void skf_correspondence_apply(const skf_correspondence *c, const double source_to_target[16],
-                              const double *source_frame, double *u);
-
-/* Choose max_count of the vertices spread evenly over the surface: farthest
- * point sampling (Euclidean), started from the vertex farthest from the
- * centroid, ties to the lower index; deterministic. When max_count >=
- * vertex_count (or 0) all vertices are chosen, in order. out_vertices is
- * allocated [*out_count] (skf_free). Cost O(vertex_count × max_count). */
-skf_status skf_subsample_even(const double *positions, size_t vertex_count, size_t max_count,
-                              uint32_t **out_vertices, size_t *out_count, skf_error *err);
-
-/* ---- automatic weights (src/rig/autoweights.c) ---------------------------- */
-
-/* Bones of a skeleton for autoweights: joint_count joints with bind-space
- * positions and parents (index into the joints, -1 for roots of the joint
- * forest). deforming[i] false keeps joint i at zero weight (NULL: all
- * deform). Segments: a joint with child joints owns one segment to each child
- * and its distance is the smallest; a leaf joint is a point. */
-typedef struct skf_autoweights_options {
-    int max_influences;     /* K, 1..8; 0: 4 */
-    double falloff;         /* P > 0; 0: 2 */
-} skf_autoweights_options;
-
-/* Weights w_ij ∝ 1 / max(d_ij, eps)^P over the K nearest deforming bones,
- * normalised to sum 1 (eps = 1e-6 × skeleton extent, so a vertex on a bone
- * stays finite). Output: joints[v*K + k] (joint indices, descending weight)
- * and weights[v*K + k]; unused slots have joint 0 and weight 0. */
-skf_status skf_autoweights(const double *positions, size_t vertex_count,
-                           const double *joint_positions, const int *joint_parent,
-                           const bool *deforming, size_t joint_count,
-                           const skf_autoweights_options *options, uint32_t *joints,
-                           double *weights, skf_error *err);
-
-/* Rewrite the skin weights of every mesh bound to skin `skin` in doc with
- * skf_autoweights (src/rig/autoweights_gltf.c): joints at their bind
- * positions (inverse of the inverse bind matrices), parents from the node
- * hierarchy, deforming = joints that carried weight before (all when none
- * did). Writes JOINTS_0/WEIGHTS_0 (+ JOINTS_1/WEIGHTS_1 when K > 4; stale
- * higher sets removed) as new accessors through the builder API, then
- * reparses; everything else in doc is unchanged. Vertices: POSITION as
- * stored (bind space; morph targets not applied). */
-skf_status skf_autoweights_gltf(skf_gltf *doc, int skin, const skf_autoweights_options *options,
-                                skf_warnings *warnings, skf_error *err);
-
-/* ---- solved transforms → node TRS (src/solve/to_trs.c) -------------------- */
+/* ---- solved transforms → node TRS (src/transfer/to_trs.c) -------------------- */
 
 /* Precomputed per skin: bind matrices, the nodes to visit, rest locals. */
 typedef struct skf_trs_converter {
@@ -213,7 +64,7 @@ skf_status skf_trs_convert(const skf_trs_converter *cv, const double *skin_trans
 void skf_trs_joint_worlds(const skf_trs_converter *cv, const double *translation,
                           const double *rotation, const double *scale, double *joint_to_world);
 
-/* ---- the transfer pipeline (src/solve/transfer.c) -------------------------
+/* ---- the transfer pipeline (src/transfer/transfer.c) -------------------------
  *
  * Play a clip on the source (artist) rig, carry the deformed surface onto the
  * target rig's mesh through the rest-surface correspondence, and solve per
@@ -221,7 +72,7 @@ void skf_trs_joint_worlds(const skf_trs_converter *cv, const double *translation
  * bone lengths kept) so that the target's own skinning reproduces it. The
  * control run solves the source rig against its own clip (must land on 0).
  * Both rigs are welded (skf_rig_weld) before anything else; constraints are
- * welded target vertices. Needs skinfit/lbs.h (rigs, clips) and
+ * welded target vertices. Needs skinfit/rig.h (rigs, clips) and
  * skinfit/solve.h (the per-frame solve). */
 
 typedef enum skf_transfer_mode {

@@ -10,7 +10,7 @@
  * quadratically once the off-diagonal is small and is exact to rounding for
  * any spectrum, including repeated eigenvalues. A 4×4 needs 3–6 sweeps.
  */
-#include "skinfit/solve.h"
+#include "skinfit/math.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * surface) and skf_quality_add_frame for the per-vertex error — the calls the
  * session's own metrics make — so a panel cannot drift from the table. See
  * render.h for the contract. */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 #include "skinfit/render.h"
 

@@ -17,7 +17,7 @@
  *  - the K largest weights are kept (ties to the lower joint index), then
  *    normalised to sum 1.
  */
-#include "skinfit/transfer.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 
 #include <float.h>

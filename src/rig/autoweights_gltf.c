@@ -5,9 +5,8 @@
  * unsigned byte/short VEC4, WEIGHTS_n float VEC4 (or normalized integers),
  * sets n = 0, 1, ... each holding four influences.
  */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
-#include "skinfit/transfer.h"
 
 #include <jansson.h>
 #include <stdio.h>

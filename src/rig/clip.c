@@ -7,7 +7,7 @@
  *     (b_k out-tangent of key k, a_k+1 in-tangent of key k+1), rotations normalised.
  * Outside the key range the first / last value holds (clamping).
  */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 
 #include <math.h>

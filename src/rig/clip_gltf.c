@@ -2,7 +2,7 @@
  * channels with a target node, their sampler's key times (input) and values
  * (output, normalized integers mapped to floats), validated for counts and
  * increasing times. */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Rig and clip ownership: the one free call of each (kept apart from the
  * glTF extraction so hand-built rigs need no glTF code). */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 void skf_rig_free(skf_rig *rig)
 {

@@ -1,9 +1,9 @@
 /* Rig extraction from a glTF 2.0 document (spec §3.7.3 "Skins", §3.7.2.2
  * "Morph Targets", §3.7.2.1 primitive topology). The surface of a skin is the
  * concatenation of every triangle primitive of every mesh node bound to it;
- * see skinfit/lbs.h for the exact vertex order.
+ * see skinfit/rig.h for the exact vertex order.
  */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 
 #include <math.h>

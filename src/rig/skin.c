@@ -4,7 +4,7 @@
  *     x'_v = Σ_j w_vj · (joint_to_world_j · mesh_to_joint_j) · (x_v + Σ_k m_k d_vk)
  * Morph targets (m_k weights, d_vk deltas) are applied before skinning.
  */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 
 #include <math.h>

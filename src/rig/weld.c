@@ -3,7 +3,7 @@
  * surface point once per face (normals/UVs differ, geometry does not).
  * Exact comparison by a hash table keyed on the bit patterns; O(N·(1+T)).
  */
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
 #include "check.h"
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
 
 #include <jansson.h>

@@ -1,7 +1,7 @@
 /* Keyframe interpolation (glTF 2.0 Appendix C) against hand-computed values,
  * frame-time rules, and skinning of a hand-built two-joint rig. */
 #include "check.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 
 static skf_clip_channel channel(skf_gltf_path path, skf_gltf_interp interp, size_t keys,

@@ -7,7 +7,7 @@
  * joint; then the Quaternius weld counts. */
 #include "check.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 #include <stdint.h>
 

@@ -16,7 +16,7 @@
 #include "check.h"
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 #include "skinfit/transfer.h"

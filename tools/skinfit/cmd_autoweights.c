@@ -3,7 +3,7 @@
 #include "cli.h"
 
 #include "skinfit/gltf.h"
-#include "skinfit/transfer.h"
+#include "skinfit/rig.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #include "cli.h"
 
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
 
 #include <errno.h>

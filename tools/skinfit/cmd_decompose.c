@@ -6,7 +6,7 @@
 
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
 
 #include <errno.h>

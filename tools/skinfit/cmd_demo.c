@@ -6,6 +6,7 @@
 
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
+#include "skinfit/rig.h"
 #include "skinfit/transfer.h"
 
 #include <errno.h>

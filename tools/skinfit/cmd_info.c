@@ -4,7 +4,7 @@
 #include "cli.h"
 
 #include "skinfit/gltf.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 
 #include <jansson.h>
 #include <string.h>

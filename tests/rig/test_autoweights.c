@@ -1,6 +1,7 @@
 /* Autoweights: the 1/d^P rule on a two-bone chain checked against hand
  * computation; top-K, normalisation, non-deforming joints, bad options. */
 #include "check.h"
+#include "skinfit/rig.h"
 #include "skinfit/transfer.h"
 
 int main(void)

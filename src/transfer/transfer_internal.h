@@ -2,7 +2,7 @@
 #ifndef SKF_TRANSFER_INTERNAL_H
 #define SKF_TRANSFER_INTERNAL_H
 
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/solve.h"
 #include "skinfit/transfer.h"
 

@@ -14,7 +14,7 @@
  * it sits on. When the target vertex coincides with a source vertex the
  * barycentrics are (1,0,0) up to rounding and the carried point is exact.
  */
-#include "skinfit/transfer.h"
+#include "skinfit/surface.h"
 #include "skinfit/math.h"
 
 #include <float.h>

@@ -1,4 +1,4 @@
-/* skinfit/lbs.h — linear blend skinning rigs: extraction from glTF, welding,
+/* skinfit/rig.h — linear blend skinning rigs: extraction from glTF, welding,
  * clip evaluation (poses) and skinning.
  *
  * Model (glTF 2.0 §3.7.3 "Skins", Appendix C "Animation interpolation"):
@@ -206,6 +206,39 @@ size_t skf_clip_frame_count(const skf_clip *clip, double fps);
  * progress may be NULL. */
 skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, int threads,
                         const skf_progress *progress, skf_meshseq **out, skf_error *err);
+
+/* ---- automatic weights (src/rig/autoweights.c, autoweights_gltf.c) ---------------------------- */
+
+/* Bones of a skeleton for autoweights: joint_count joints with bind-space
+ * positions and parents (index into the joints, -1 for roots of the joint
+ * forest). deforming[i] false keeps joint i at zero weight (NULL: all
+ * deform). Segments: a joint with child joints owns one segment to each child
+ * and its distance is the smallest; a leaf joint is a point. */
+typedef struct skf_autoweights_options {
+    int max_influences;     /* K, 1..8; 0: 4 */
+    double falloff;         /* P > 0; 0: 2 */
+} skf_autoweights_options;
+
+/* Weights w_ij ∝ 1 / max(d_ij, eps)^P over the K nearest deforming bones,
+ * normalised to sum 1 (eps = 1e-6 × skeleton extent, so a vertex on a bone
+ * stays finite). Output: joints[v*K + k] (joint indices, descending weight)
+ * and weights[v*K + k]; unused slots have joint 0 and weight 0. */
+skf_status skf_autoweights(const double *positions, size_t vertex_count,
+                           const double *joint_positions, const int *joint_parent,
+                           const bool *deforming, size_t joint_count,
+                           const skf_autoweights_options *options, uint32_t *joints,
+                           double *weights, skf_error *err);
+
+/* Rewrite the skin weights of every mesh bound to skin `skin` in doc with
+ * skf_autoweights (src/rig/autoweights_gltf.c): joints at their bind
+ * positions (inverse of the inverse bind matrices), parents from the node
+ * hierarchy, deforming = joints that carried weight before (all when none
+ * did). Writes JOINTS_0/WEIGHTS_0 (+ JOINTS_1/WEIGHTS_1 when K > 4; stale
+ * higher sets removed) as new accessors through the builder API, then
+ * reparses; everything else in doc is unchanged. Vertices: POSITION as
+ * stored (bind space; morph targets not applied). */
+skf_status skf_autoweights_gltf(skf_gltf *doc, int skin, const skf_autoweights_options *options,
+                                skf_warnings *warnings, skf_error *err);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,7 @@
  * The reported residual is RMS of closest-surface distances over both
  * directions, relative to the source rest bounding-box diagonal.
  */
-#include "skinfit/transfer.h"
+#include "skinfit/surface.h"
 #include "skinfit/math.h"
 
 #include <float.h>

@@ -13,7 +13,7 @@
  * The traversal visits the nearer child first and prunes boxes farther than
  * the best distance found, which makes the result exact.
  */
-#include "skinfit/transfer.h"
+#include "skinfit/surface.h"
 #include "skinfit/math.h"
 
 #include <float.h>

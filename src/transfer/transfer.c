@@ -14,7 +14,7 @@
  * against its own clip) measures the solver alone and must land on zero.
  */
 #include "skinfit/transfer.h"
-#include "skinfit/lbs.h"
+#include "skinfit/rig.h"
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 

@@ -1,0 +1,142 @@
+/* skinfit/surface.h — tools over two triangle surfaces (src/surface/): a
+ * triangle BVH with exact closest-point queries, area-weighted surface
+ * moments, rest-surface alignment of two meshes of the same animal, the
+ * constraint correspondence (target vertex → point on the source surface)
+ * and even subsampling of the constraints. Arrays only: no glTF, no rigs.
+ *
+ * Spaces. The two surfaces are given in their own spaces ("source" and
+ * "target"); an skf_alignment holds the similarity target_to_source that
+ * carries target-space points onto the source surface. The transfer session
+ * (skinfit/transfer.h) calls these with each rig's rest_world surface.
+ *
+ * Arrays. positions are [count * 3] doubles (x y z per vertex), triangles
+ * [triangle_count * 3] uint32 vertex indices, matrices double[16]
+ * column-major (skinfit/math.h). Everything the library allocates here has
+ * one owner and one free call named below.
+ */
+#ifndef SKINFIT_SURFACE_H
+#define SKINFIT_SURFACE_H
+
+#include "skinfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- BVH over triangles (src/surface/bvh.c) -------------------------------- */
+
+typedef struct skf_bvh skf_bvh;
+
+/* Build a BVH over a triangle mesh. The positions and triangles are copied
+ * (the caller's arrays may be freed afterwards). Every index is checked
+ * against vertex_count (SKF_ERR_FORMAT naming "triangles[i]"); zero triangles
+ * is SKF_ERR_ARGUMENT. Degenerate (zero-area) triangles are kept: their
+ * closest point is still well defined. O(T log T). */
+skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uint32_t *triangles,
+                         size_t triangle_count, skf_bvh **out, skf_error *err);
+void skf_bvh_free(skf_bvh *bvh);
+
+/* A point on a triangle mesh: triangle index, its three vertex indices, the
+ * barycentric coordinates (sum 1, each in [0,1]) and the point itself. */
+typedef struct skf_surface_point {
+    uint32_t triangle;
+    uint32_t vertex[3];
+    double bary[3];
+    double point[3];
+    double distance;   /* from the query point, scene units */
+} skf_surface_point;
+
+/* Closest point of the surface to p (exact, not approximate). Ties break
+ * towards the lower triangle index, so results are deterministic. Thread-safe
+ * (the BVH is read-only). */
+void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *out);
+
+/* Area-weighted surface statistics: total area, centroid, and the 3x3 second
+ * moment about the centroid (column-major, per unit area). Invariant to
+ * re-triangulation of the same surface (subdivision, re-welding). */
+void skf_surface_moments(const double *positions, const uint32_t *triangles, size_t triangle_count,
+                         double *area, double centroid[3], double cov[9]);
+
+/* ---- rest-surface alignment (src/surface/align.c) --------------------------- */
+
+/* Default refusal threshold: RMS closest-surface distance, both directions,
+ * relative to the source rest bounding-box diagonal. 0.5 % — two meshes of the
+ * same animal (re-welded, subdivided, re-exported with other axes or units)
+ * land far below it; different Quaternius animals land at 2.1–8 % except
+ * Fox vs Wolf (0.8 %, near-identical meshes) — measured in docs/transfer.md. */
+#define SKF_ALIGN_DEFAULT_MAX_RESIDUAL 0.005
+
+typedef struct skf_align_options {
+    double max_residual;   /* 0: SKF_ALIGN_DEFAULT_MAX_RESIDUAL */
+    int icp_iterations;    /* 0: 50 */
+    size_t sample_count;   /* vertices used per direction for the search; 0: 4000 */
+} skf_align_options;
+
+typedef struct skf_alignment {
+    double target_to_source[16]; /* similarity s·R·x + t, target bind → source bind */
+    double scale;                /* s */
+    double residual;             /* final RMS distance both ways / source diagonal */
+    double source_diagonal;      /* rest bounding-box diagonals, scene units */
+    double target_diagonal;
+    bool identity;               /* surfaces coincide without any transform */
+    const char *method;          /* "identity", "axes", "pca" (static string) */
+} skf_alignment;
+
+/* Align the target rest surface onto the source rest surface: first test the
+ * identity; otherwise match area-weighted centroids and uniform scale, try the
+ * 24 signed axis permutations with determinant +1 and the 4 proper PCA frames,
+ * keep the best, refine by ICP (closest points on the surface, Umeyama
+ * similarity). Fails with SKF_ERR_MISMATCH ("surfaces do not match: residual
+ * X % of the diagonal > Y %") when the final residual exceeds the threshold;
+ * out is filled either way. Deterministic. */
+skf_status skf_align_surfaces(const double *source_positions, size_t source_vertex_count,
+                              const uint32_t *source_triangles, size_t source_triangle_count,
+                              const double *target_positions, size_t target_vertex_count,
+                              const uint32_t *target_triangles, size_t target_triangle_count,
+                              const skf_align_options *options, skf_alignment *out,
+                              skf_error *err);
+
+/* ---- correspondence (src/surface/correspond.c) ------------------------------ */
+
+/* constraint c: target vertex target_vertex[c] follows the source surface
+ * point sum_k bary[3c+k] * source_vertex(source_vertex[3c+k]). */
+typedef struct skf_correspondence {
+    size_t count;
+    uint32_t *target_vertex;   /* [count] */
+    uint32_t *source_vertex;   /* [count * 3] */
+    double *bary;              /* [count * 3] */
+    double max_distance;       /* largest closest-point distance found, source units */
+} skf_correspondence;
+
+void skf_correspondence_release(skf_correspondence *c);
+
+/* Map each listed target vertex (constraint_vertices, or all target vertices
+ * when NULL) to the closest point of the source rest surface after carrying
+ * it by alignment->target_to_source. When the alignment is the identity and
+ * both surfaces are the same vertex array, the map is the identity (bary
+ * (1,0,0)). Parallel over constraints (OpenMP), deterministic. */
+skf_status skf_correspond(const double *source_positions, size_t source_vertex_count,
+                          const uint32_t *source_triangles, size_t source_triangle_count,
+                          const double *target_positions, size_t target_vertex_count,
+                          const skf_alignment *alignment, const uint32_t *constraint_vertices,
+                          size_t constraint_count, skf_correspondence *out, skf_error *err);
+
+/* The target surface for one frame: u[c] = target_from_source · (sum_k
+ * bary · source_frame[source_vertex]) for every constraint c, where
+ * source_to_target = inverse(target_to_source). source_frame is the source's
+ * deformed surface ([source_vertex_count * 3]); u is [count * 3]. */
+void skf_correspondence_apply(const skf_correspondence *c, const double source_to_target[16],
+                              const double *source_frame, double *u);
+
+/* Choose max_count of the vertices spread evenly over the surface: farthest
+ * point sampling (Euclidean), started from the vertex farthest from the
+ * centroid, ties to the lower index; deterministic. When max_count >=
+ * vertex_count (or 0) all vertices are chosen, in order. out_vertices is
+ * allocated [*out_count] (skf_free). Cost O(vertex_count × max_count). */
+skf_status skf_subsample_even(const double *positions, size_t vertex_count, size_t max_count,
+                              uint32_t **out_vertices, size_t *out_count, skf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
