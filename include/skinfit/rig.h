@@ -159,6 +159,12 @@ skf_status skf_clip_from_gltf(const skf_gltf *doc, int animation, skf_clip **out
                               skf_error *err);
 void skf_clip_free(skf_clip *clip);
 
+/* Short name of a clip: the part after the last '|' ("AnimalArmature|Walk"
+ * gives "Walk", Blender's "<armature>|<action>" naming), or the whole name
+ * when it has no '|'. Returns a pointer into name (no copy); NULL gives NULL.
+ * This is the one rule for showing and matching clip names. */
+const char *skf_clip_short_name(const char *name);
+
 /* Evaluate one channel at time t (clamped to its key range): out[width].
  * Rotations: LINEAR slerps along the shortest path, CUBICSPLINE normalises. */
 void skf_clip_channel_eval(const skf_clip_channel *ch, double t, double *out);

@@ -13,6 +13,12 @@
 #include <math.h>
 #include <string.h>
 
+const char *skf_clip_short_name(const char *name)
+{
+    const char *bar = name ? strrchr(name, '|') : NULL;
+    return bar ? bar + 1 : name;
+}
+
 /* Largest k with t[k] <= x, given t[0] <= x < t[n-1]. */
 static size_t find_key(const double *t, size_t n, double x)
 {

@@ -127,6 +127,16 @@ static void test_frames(void)
     CHECK(skf_clip_frame_count(&c, 0) == 36);
 }
 
+static void test_short_name(void)
+{
+    const char *n = "AnimalArmature|Walk";
+    CHECK(skf_clip_short_name(n) == n + 15);
+    CHECK(strcmp(skf_clip_short_name("A|B|Run"), "Run") == 0); /* after the last bar */
+    CHECK(strcmp(skf_clip_short_name("Walk"), "Walk") == 0);
+    CHECK(strcmp(skf_clip_short_name("Armature|"), "") == 0);
+    CHECK(skf_clip_short_name(NULL) == NULL);
+}
+
 /* Two joints on the x axis; joint 1 at x = 1 rotates 90° about z.
  * Vertex at (2,0,0) fully on joint 1 -> (1,1,0); vertex at (1,0,0) half on
  * each -> 0.5·(1,0,0) + 0.5·(1,0,0) = (1,0,0); vertex (2,0,0) half/half ->
@@ -244,6 +254,7 @@ int main(void)
     test_slerp();
     test_cubic();
     test_frames();
+    test_short_name();
     test_skin();
     return skf_test_done();
 }

@@ -7,6 +7,7 @@
 
 #include "skinfit/gltf.h"
 #include "skinfit/render.h"
+#include "skinfit/rig.h"
 
 #include <errno.h>
 #include <math.h>
@@ -306,9 +307,8 @@ int cmd_render(int argc, char **argv)
         nframes = 1;
     }
     {
-        const char *cn = skf_render_clip_name(clip);
-        const char *bar = strrchr(cn, '|');
-        snprintf(title, sizeof title, "%s · %s", basename_of(source_path), bar ? bar + 1 : cn);
+        snprintf(title, sizeof title, "%s · %s", basename_of(source_path),
+                 skf_clip_short_name(skf_render_clip_name(clip)));
         ro.title = title;
     }
     st = skf_render_write(skf_render_clip_scene(clip), &ro, frames, nframes, skf_render_clip_fps(clip),

@@ -5,6 +5,7 @@
 
 #include "skinfit/gltf.h"
 #include "skinfit/render.h"
+#include "skinfit/rig.h"
 
 #include <errno.h>
 #include <math.h>
@@ -250,8 +251,7 @@ int tr_command(int argc, char **argv, bool control_only)
             list[0] = 0;
             for (size_t a = 0; a < sdoc->animation_count && len + 2 < sizeof list; ++a) {
                 const char *n = sdoc->animations[a].name ? sdoc->animations[a].name : "(unnamed)";
-                const char *bar = strrchr(n, '|');
-                int w = snprintf(list + len, sizeof list - len, "%s%s", a ? ", " : "", bar ? bar + 1 : n);
+                int w = snprintf(list + len, sizeof list - len, "%s%s", a ? ", " : "", skf_clip_short_name(n));
                 if (w < 0)
                     break;
                 len += (size_t)w;

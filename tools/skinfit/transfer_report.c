@@ -1,14 +1,15 @@
 /* Terminal table and JSON report of a transfer (docs/transfer-report.md). */
 #include "transfer_report.h"
 
+#include "skinfit/rig.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
 
 static const char *short_name(const char *n)
 {
-    const char *bar = n ? strrchr(n, '|') : NULL;
-    return bar ? bar + 1 : (n ? n : "");
+    return n ? skf_clip_short_name(n) : "";
 }
 
 void tr_print_summary(FILE *out, const tr_run *run)
