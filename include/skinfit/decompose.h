@@ -10,7 +10,8 @@
  *   nnls.c            Lawson–Hanson active set with the sum-to-one constraint
  *   weights.c         per-vertex weight solve over candidate bones
  *   ssdr.c            the alternation (transforms with fixed weights via
- *                     skinfit/solve.h, then weights), metrics
+ *                     skinfit/solve.h, then weights)
+ *   decomposition.c   the result object: free, frame reconstruction, metrics
  *   pca.c             PCA of the rest-space residual (LAPACKE SVD)
  * Formulas and decisions: docs/decompose.md.
  *

@@ -38,6 +38,12 @@ skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, do
 skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms, size_t K,
                             uint32_t *wb, double *w, skf_error *err);
 
+/* Metrics of the decomposition d over all frames of c (decomposition.c),
+ * frame by frame without a full reconstruction; with_shapes adds the
+ * corrective shapes. */
+void dc_measure(const dc_ctx *c, const skf_decomposition *d, bool with_shapes,
+                skf_decompose_metrics *m);
+
 /* PCA of the rest-space residual; fills d->shapes / shape_weights. */
 skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *err);
 

@@ -1,4 +1,4 @@
-/* Skinning decomposition: the alternation and the metrics.
+/* Skinning decomposition: the alternation.
  *
  * B. H. Le and Z. Deng, "Smooth Skinning Decomposition with Rigid Bones",
  * ACM TOG 31(6), 2012 (SSDR): after an initial clustering into rigid bones
@@ -9,9 +9,8 @@
  * weighted absolute-orientation sweeps of skinfit/solve.h (Horn 1987 per
  * bone, moment sums, Gauss–Seidel over bones) warm-started from the previous
  * iterate — until an iteration lowers the RMS error by less than the
- * tolerance, or the cap. Error metrics: docs/decompose.md (RMS as printed by
- * Dem Bones; E_RMS of L. Kavan, P.-P. Sloan and C. O'Sullivan, "Fast and
- * Efficient Skinning of Animated Meshes", Eurographics 2010).
+ * tolerance, or the cap. The result object and its metrics live in
+ * decomposition.c.
  */
 #include "decompose_internal.h"
 #include "skinfit/solve.h"
@@ -22,103 +21,6 @@
 #include <string.h>
 
 #define INIT_FRAMES 32
-
-void skf_decomposition_free(skf_decomposition *d)
-{
-    if (!d)
-        return;
-    skf_free(d->rest);
-    skf_free(d->weight_bone);
-    skf_free(d->weight);
-    skf_free(d->transforms);
-    skf_free(d->joint_rest);
-    skf_free(d->shapes);
-    skf_free(d->shape_weights);
-    skf_free(d);
-}
-
-void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_shapes, double *out)
-{
-    size_t N = d->vertex_count, K = d->max_influences, B = d->bone_count, M = d->shape_count;
-    const double *T0 = d->transforms + f * B * 12;
-    for (size_t j = 0; j < N; ++j) {
-        double v[3] = {d->rest[3 * j], d->rest[3 * j + 1], d->rest[3 * j + 2]};
-        if (with_shapes && M && d->shapes)
-            for (size_t m = 0; m < M; ++m) {
-                double cm = d->shape_weights[f * M + m];
-                const double *s = d->shapes + m * N * 3 + 3 * j;
-                v[0] += cm * s[0];
-                v[1] += cm * s[1];
-                v[2] += cm * s[2];
-            }
-        double p[3] = {0, 0, 0};
-        for (size_t k = 0; k < K; ++k) {
-            double wk = d->weight[j * K + k];
-            if (wk == 0)
-                continue;
-            const double *T = T0 + d->weight_bone[j * K + k] * 12;
-            for (int r = 0; r < 3; ++r)
-                p[r] += wk * (T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r]);
-        }
-        memcpy(out + 3 * j, p, sizeof p);
-    }
-}
-
-void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b, double diagonal,
-                           skf_decompose_metrics *m)
-{
-    double sum = 0, mx = 0;
-    for (size_t k = 0; k < N * F; ++k) {
-        double dx = a[3 * k] - b[3 * k], dy = a[3 * k + 1] - b[3 * k + 1],
-               dz = a[3 * k + 2] - b[3 * k + 2];
-        double d2 = dx * dx + dy * dy + dz * dz;
-        sum += d2;
-        if (d2 > mx)
-            mx = d2;
-    }
-    double nf = (double)N * (double)F;
-    m->diagonal = diagonal;
-    m->rms = nf > 0 ? sqrt(sum / nf) : 0;
-    m->erms = nf > 0 && diagonal > 0 ? 1000.0 * sqrt(sum) / (sqrt(3.0 * nf) * diagonal) : 0;
-    m->max_error = sqrt(mx);
-    m->max_error_pct = diagonal > 0 ? 100.0 * m->max_error / diagonal : 0;
-}
-
-/* Metrics of the current decomposition over all frames, no allocation of a
- * full reconstruction (frame by frame). */
-static void measure(const dc_ctx *c, const skf_decomposition *d, bool with_shapes,
-                    skf_decompose_metrics *m)
-{
-    size_t N = c->N;
-    double sum = 0, mx = 0;
-    long long F = (long long)c->F;
-#pragma omp parallel reduction(+ : sum) reduction(max : mx)
-    {
-        double *buf = skf_malloc_array(3 * N, sizeof *buf);
-#pragma omp for schedule(static)
-        for (long long f = 0; f < F; ++f) {
-            if (!buf)
-                continue;
-            skf_decomposition_frame(d, (size_t)f, with_shapes, buf);
-            const double *u = c->frames + (size_t)f * N * 3;
-            for (size_t k = 0; k < N; ++k) {
-                double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
-                       dz = u[3 * k + 2] - buf[3 * k + 2];
-                double d2 = dx * dx + dy * dy + dz * dz;
-                sum += d2;
-                if (d2 > mx)
-                    mx = d2;
-            }
-        }
-        skf_free(buf);
-    }
-    double nf = (double)N * (double)c->F;
-    m->diagonal = c->diag;
-    m->rms = sqrt(sum / nf);
-    m->erms = c->diag > 0 ? 1000.0 * sqrt(sum) / (sqrt(3.0 * nf) * c->diag) : 0;
-    m->max_error = sqrt(mx);
-    m->max_error_pct = c->diag > 0 ? 100.0 * m->max_error / c->diag : 0;
-}
 
 /* CSR view of the K-slot weights for the solver (zeros dropped). */
 static void to_csr(const skf_decomposition *d, size_t *offsets, uint32_t *bone, double *weight)
@@ -310,7 +212,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         d->weight[j * K] = 1;
     }
     skf_decompose_metrics m;
-    measure(&c, d, false, &m);
+    dc_measure(&c, d, false, &m);
     double best_rms = m.rms;
     memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
     memcpy(best_w, d->weight, N * K * sizeof *best_w);
@@ -340,7 +242,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             goto done;
         if ((st = skf_solver_frames(solver, F, frames, d->transforms, NULL, err)))
             goto done;
-        measure(&c, d, false, &m);
+        dc_measure(&c, d, false, &m);
         double gain = best_rms - m.rms;
         if (m.rms < best_rms) {
             best_rms = m.rms;
@@ -374,7 +276,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     memcpy(d->weight, best_w, N * K * sizeof *best_w);
     memcpy(d->weight_bone, best_b, N * K * sizeof *best_b);
     joint_positions(d, labels);
-    measure(&c, d, false, &d->metrics);
+    dc_measure(&c, d, false, &d->metrics);
     d->metrics_pca = d->metrics;
     {
         size_t unused = 0;
@@ -393,7 +295,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     if (opt.pca_shapes) {
         if ((st = dc_pca(&c, d, opt.pca_shapes, err)))
             goto done;
-        measure(&c, d, true, &d->metrics_pca);
+        dc_measure(&c, d, true, &d->metrics_pca);
     }
     d->size_ratio = ((double)N * 3 + (double)N * (double)K * 2 + (double)F * (double)B * 7 +
                      (double)d->shape_count * (double)N * 3 + (double)F * (double)d->shape_count) /

@@ -1,0 +1,106 @@
+/* The decomposition result object: release, reconstruction of a frame, and
+ * the error metrics of docs/decompose.md (RMS as printed by Dem Bones;
+ * E_RMS of L. Kavan, P.-P. Sloan and C. O'Sullivan, "Fast and Efficient
+ * Skinning of Animated Meshes", Eurographics 2010). The algorithms that fill
+ * it (ssdr.c, pca.c) call into this file; it calls none of them.
+ */
+#include "decompose_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+void skf_decomposition_free(skf_decomposition *d)
+{
+    if (!d)
+        return;
+    skf_free(d->rest);
+    skf_free(d->weight_bone);
+    skf_free(d->weight);
+    skf_free(d->transforms);
+    skf_free(d->joint_rest);
+    skf_free(d->shapes);
+    skf_free(d->shape_weights);
+    skf_free(d);
+}
+
+void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_shapes, double *out)
+{
+    size_t N = d->vertex_count, K = d->max_influences, B = d->bone_count, M = d->shape_count;
+    const double *T0 = d->transforms + f * B * 12;
+    for (size_t j = 0; j < N; ++j) {
+        double v[3] = {d->rest[3 * j], d->rest[3 * j + 1], d->rest[3 * j + 2]};
+        if (with_shapes && M && d->shapes)
+            for (size_t m = 0; m < M; ++m) {
+                double cm = d->shape_weights[f * M + m];
+                const double *s = d->shapes + m * N * 3 + 3 * j;
+                v[0] += cm * s[0];
+                v[1] += cm * s[1];
+                v[2] += cm * s[2];
+            }
+        double p[3] = {0, 0, 0};
+        for (size_t k = 0; k < K; ++k) {
+            double wk = d->weight[j * K + k];
+            if (wk == 0)
+                continue;
+            const double *T = T0 + d->weight_bone[j * K + k] * 12;
+            for (int r = 0; r < 3; ++r)
+                p[r] += wk * (T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r]);
+        }
+        memcpy(out + 3 * j, p, sizeof p);
+    }
+}
+
+void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b, double diagonal,
+                           skf_decompose_metrics *m)
+{
+    double sum = 0, mx = 0;
+    for (size_t k = 0; k < N * F; ++k) {
+        double dx = a[3 * k] - b[3 * k], dy = a[3 * k + 1] - b[3 * k + 1],
+               dz = a[3 * k + 2] - b[3 * k + 2];
+        double d2 = dx * dx + dy * dy + dz * dz;
+        sum += d2;
+        if (d2 > mx)
+            mx = d2;
+    }
+    double nf = (double)N * (double)F;
+    m->diagonal = diagonal;
+    m->rms = nf > 0 ? sqrt(sum / nf) : 0;
+    m->erms = nf > 0 && diagonal > 0 ? 1000.0 * sqrt(sum) / (sqrt(3.0 * nf) * diagonal) : 0;
+    m->max_error = sqrt(mx);
+    m->max_error_pct = diagonal > 0 ? 100.0 * m->max_error / diagonal : 0;
+}
+
+void dc_measure(const dc_ctx *c, const skf_decomposition *d, bool with_shapes,
+                    skf_decompose_metrics *m)
+{
+    size_t N = c->N;
+    double sum = 0, mx = 0;
+    long long F = (long long)c->F;
+#pragma omp parallel reduction(+ : sum) reduction(max : mx)
+    {
+        double *buf = skf_malloc_array(3 * N, sizeof *buf);
+#pragma omp for schedule(static)
+        for (long long f = 0; f < F; ++f) {
+            if (!buf)
+                continue;
+            skf_decomposition_frame(d, (size_t)f, with_shapes, buf);
+            const double *u = c->frames + (size_t)f * N * 3;
+            for (size_t k = 0; k < N; ++k) {
+                double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
+                       dz = u[3 * k + 2] - buf[3 * k + 2];
+                double d2 = dx * dx + dy * dy + dz * dz;
+                sum += d2;
+                if (d2 > mx)
+                    mx = d2;
+            }
+        }
+        skf_free(buf);
+    }
+    double nf = (double)N * (double)c->F;
+    m->diagonal = c->diag;
+    m->rms = sqrt(sum / nf);
+    m->erms = c->diag > 0 ? 1000.0 * sqrt(sum) / (sqrt(3.0 * nf) * c->diag) : 0;
+    m->max_error = sqrt(mx);
+    m->max_error_pct = c->diag > 0 ? 100.0 * m->max_error / c->diag : 0;
+}
