@@ -5,7 +5,7 @@
  * encoded as an animated GIF and as PNGs. Prints wall and process CPU time
  * per frame and per panel, with 1 thread and with all OpenMP threads.
  * Usage: bench_render [path/to/Horse.glb] */
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -32,14 +32,14 @@ int main(int argc, char **argv)
     const char *path = argc > 1 ? argv[1] : "../shared/data/quaternius/animals/Horse.glb";
     skf_error err;
     skf_gltf *doc = NULL;
-    skf_render_clip *clip = NULL;
-    if (skf_gltf_load(path, &doc, NULL, &err) || skf_render_clip_new(doc, "Walk", 0, &clip, NULL, &err) ||
-        skf_render_clip_add_control(clip, "control", &err)) {
+    skf_heatmap *clip = NULL;
+    if (skf_gltf_load(path, &doc, NULL, &err) || skf_heatmap_play(doc, "Walk", 0, &clip, NULL, &err) ||
+        skf_heatmap_add_control(clip, "control", &err)) {
         fprintf(stderr, "bench_render: %s\n", err.message);
         return 1;
     }
     enum { FRAMES = 24, PANELS = 5, W = 1280, H = 320 };
-    const skf_render_scene *base = skf_render_clip_scene(clip);
+    const skf_render_scene *base = skf_heatmap_scene(clip);
     if (base->frame_count < FRAMES) {
         fprintf(stderr, "bench_render: the clip has %zu frames, need %d\n", base->frame_count, FRAMES);
         return 1;
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     remove("/tmp/bench_render.gif");
     for (int f = 0; f < FRAMES; ++f)
         skf_image_release(&frames[f]);
-    skf_render_clip_free(clip);
+    skf_heatmap_free(clip);
     skf_gltf_free(doc);
     return 0;
 }

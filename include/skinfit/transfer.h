@@ -91,6 +91,10 @@ typedef struct skf_transfer_options {
                                  correspondence, solves); 0 → all */
     int max_sweeps;           /* free / control solve: bone sweeps per frame; 0 → 500 */
     int max_lm_iterations;    /* rotation-only: Levenberg–Marquardt iterations per frame; 0 → 100 */
+    bool vertex_output;       /* also return, per run, every measured vertex's error and the
+                                 solved surface per frame, and per clip the welded meshes and the
+                                 ground truth (skf_transfer_metrics.vertex_errors & co.): what a
+                                 report needs to draw the run without solving it again */
 } skf_transfer_options;
 
 /* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
@@ -110,7 +114,30 @@ typedef struct skf_transfer_metrics {
      * and that cap (sweeps, or LM iterations for rotation-only) */
     size_t frames_at_cap;
     int iteration_cap;
+    double diagonal;          /* the rest bounding-box diagonal the % figures are relative to
+                                 (scene units of the run's rig) */
+    /* Per-vertex output, only with skf_transfer_options.vertex_output (else 0 / NULL); owned.
+     * vertex_errors [frames * measured_count]: ‖s − u‖ of each measured vertex per frame, scene
+     *   units of the run's world (the target's for free / rotation-only, the source's for the
+     *   control; 100 · e / diagonal is the % the table shows). These are the values the figures
+     *   above are computed from (skf_quality_add_frame, one call per frame), not a re-measure.
+     *   Measured vertices: control — every welded source vertex, in order; free / rotation-only —
+     *   the constraints, vertex c being welded target vertex skf_transfer_clip.constraint_vertex[c].
+     * surface [frames * N * 3]: the solved surface s of every welded vertex of the run's rig
+     *   (N = skf_transfer_clip.source_mesh / target_mesh .vertex_count), the run's world, frame-major:
+     *   the solver's skinning of the solved transforms (where a vertex is a constraint, the s its
+     *   error was measured on). */
+    size_t measured_count;
+    double *vertex_errors;
+    double *surface;
 } skf_transfer_metrics;
+
+/* A welded rig's surface (skf_rig_weld): vertex_count vertices, triangles [triangle_count*3]
+ * indices < vertex_count, owned. */
+typedef struct skf_transfer_mesh {
+    size_t vertex_count, triangle_count;
+    uint32_t *triangles;
+} skf_transfer_mesh;
 
 typedef struct skf_transfer_clip {
     char *name;                /* the source animation's name as stored, owned */
@@ -125,6 +152,13 @@ typedef struct skf_transfer_clip {
      * frame and joint: [frames*joint_count*3], [..*4], [..*3]; owned */
     double *translation, *rotation, *scale;
     bool *animated;            /* [joint_count]: joint solved (carries weight on the constraints) */
+    /* only with skf_transfer_options.vertex_output (else zero / NULL), owned: */
+    skf_transfer_mesh source_mesh; /* the welded source rig's surface */
+    skf_transfer_mesh target_mesh; /* the welded target rig's surface (zero when control only) */
+    double *source_surface;    /* [frames * source_mesh.vertex_count * 3] the clip played on the
+                                  welded source rig, source world: the ground truth */
+    size_t constraint_count;   /* C (0 when control only) */
+    uint32_t *constraint_vertex; /* [C] welded target vertex of constraint c */
 } skf_transfer_clip;
 
 void skf_transfer_clip_release(skf_transfer_clip *clip);
@@ -156,38 +190,27 @@ typedef struct skf_transfer_info {
 } skf_transfer_info;
 void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info);
 
-/* The session's working data, read-only, for tools that measure or draw a
- * solved clip the way the session does (the heat-map renderer). Pointers are
- * owned by the session and valid until skf_transfer_free. Spaces: each rig
- * is solved in its world at bind pose (docs/transfer.md): rest_world =
- * mesh_to_world × bind-space rest, and a solved transform (solve.h layout)
- * maps rest_world → world. Target fields are NULL/0 for a control-only
- * session. The solvers are the session's own: calls on them must not run
- * concurrently with skf_transfer_run_clip on the same session. */
-struct skf_rig;
-struct skf_solver;
-typedef struct skf_transfer_view {
-    const struct skf_rig *source, *target;        /* welded rigs */
-    struct skf_solver *source_solver;             /* over every welded source vertex */
-    struct skf_solver *target_solver;             /* over the constraints */
-    const double *source_rest_world;              /* [Ns*3] */
-    const double *target_rest_world;              /* [Nt*3] */
-    const double *constraint_rest;                /* [C*3] target rest_world of the constraints */
-    const skf_correspondence *correspondence;     /* C constraints (target welded vertex → source) */
-    const double *source_to_target;               /* [16] world similarity; NULL when the alignment is the identity */
-    const skf_alignment *alignment;
-    const double *source_mesh_to_world;           /* [16] */
-    const double *target_mesh_to_world;           /* [16] */
-    double source_diagonal, target_diagonal;      /* rest_world bounding-box diagonals */
-} skf_transfer_view;
-void skf_transfer_get_view(const skf_transfer *t, skf_transfer_view *view);
-
 /* Run one clip (name as the user typed it: "Walk" matches "AnimalArmature|Walk").
  * Errors: unknown clip (SKF_ERR_ARGUMENT, listing the available clips), a
  * clip with no keyed channel ("has no frames"), solver failures naming the
  * frame. progress may be NULL. */
 skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
                                  const skf_progress *progress, skf_error *err);
+
+/* Play the clip on the source only (no solve): out gets the name, frames, times and, with
+ * vertex_output, source_mesh and source_surface; every run stays absent. Same errors as
+ * skf_transfer_run_clip. */
+skf_status skf_transfer_sample_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                    skf_error *err);
+
+/* Measure instead of solving: the clip of the same name already baked into the target
+ * document (e.g. by skinfit transfer), evaluated with rig.h at the source's frame times
+ * (relative to that clip's start), its joint matrices taken into the solve space; out->free
+ * holds the figures (and, with vertex_output, the per-vertex output) as a free solve would,
+ * without sweeps, timings or TRS. Needs a target; errors: the target has no such clip (listing
+ * the ones it has). */
+skf_status skf_transfer_measure_baked(skf_transfer *t, const char *clip_name,
+                                      skf_transfer_clip *out, skf_error *err);
 
 /* Add the baked clip to doc (the target document or a copy of it) as a glTF
  * animation under clip->name: LINEAR, one key per frame, translation +

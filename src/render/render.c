@@ -280,7 +280,8 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
                 return skf_fail(err, SKF_ERR_ARGUMENT, "render: panel %zu: diagonal %g is not positive",
                                 k, p->diagonal);
             for (size_t i = 0; i < F * p->surface.vertex_count; ++i)
-                if (!isfinite(p->errors[i]) || p->errors[i] < 0)
+                if ((!p->measured || p->measured[i % p->surface.vertex_count]) &&
+                    (!isfinite(p->errors[i]) || p->errors[i] < 0))
                     return skf_fail(err, SKF_ERR_FORMAT,
                                     "render: panel %zu: frame %zu: vertex %zu: error %g is not a finite distance",
                                     k, i / p->surface.vertex_count, i % p->surface.vertex_count,
@@ -474,7 +475,7 @@ static void draw_panel(const skf_renderer *r, size_t k, size_t frame, thread_scr
         double sign = toward < 0 ? -1.0 : 1.0; /* two-sided: face the viewer */
         double d = sign * (n[0] * c->light[0] + n[1] * c->light[1] + n[2] * c->light[2]);
         s->verts[i].shade = (float)(SKF_RENDER_AMBIENT + SKF_RENDER_DIFFUSE * (d > 0 ? d : 0));
-        if (p->errors)
+        if (p->errors && (!p->measured || p->measured[i]))
             s->verts[i].err_pct =
                 (float)(100.0 * p->errors[frame * sf->vertex_count + i] / p->diagonal);
     }

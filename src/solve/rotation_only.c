@@ -395,6 +395,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
                              double *transforms, bool prev_valid, skf_rotonly_stats *stats,
                              skf_error *err)
 {
+    skf__solve_count_rotonly();
     const skf_solver *s = r->s;
     const size_t B = r->B, P = r->P, n = s->n;
     for (size_t e = 0; e < 3 * n; ++e)

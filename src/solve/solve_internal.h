@@ -24,6 +24,9 @@
 /* Cheap follow-up steps per Newton factorisation (same factor, new gradient). */
 #define SKF_SOLVE_NEWTON_CHORD 4
 
+/* rotation_only.c's share of the debug counters (solve_counts.h) */
+void skf__solve_count_rotonly(void);
+
 typedef enum skf_newton_result {
     SKF_NEWTON_CONVERGED, /* a step lowered E (or promised to) by < tolerance·N·diag² */
     SKF_NEWTON_CAP,       /* max_iterations reached */

@@ -9,10 +9,29 @@
  * fixed, so results do not depend on the thread count.
  */
 #include "solve_internal.h"
+#include "solve_counts.h"
 
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/* solve_counts.h; rotation_only.c bumps its own through skf__solve_count_rotonly */
+static atomic_size_t count_solvers, count_clips, count_frame_sets, count_frames, count_rotonly;
+
+void skf__solve_count_rotonly(void)
+{
+    atomic_fetch_add(&count_rotonly, 1);
+}
+
+void skf__solve_counts_get(skf__solve_counts *out)
+{
+    out->solvers = atomic_load(&count_solvers);
+    out->clips = atomic_load(&count_clips);
+    out->frame_sets = atomic_load(&count_frame_sets);
+    out->frames = atomic_load(&count_frames);
+    out->rotonly_frames = atomic_load(&count_rotonly);
+}
 
 static void resolve_options(skf_solve_options *o, const skf_solve_options *in)
 {
@@ -207,6 +226,7 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
         return st;
     }
     *out = s;
+    atomic_fetch_add(&count_solvers, 1);
     return SKF_OK;
 }
 
@@ -317,6 +337,7 @@ static bool solve_one(const skf_solver *s, skf_solve_ws *ws, const double *targe
 skf_status skf_solver_frame(skf_solver *s, const double *target, double *transforms,
                             skf_solve_stats *stats, skf_error *err)
 {
+    atomic_fetch_add(&count_frames, 1);
     skf_status rc = check_finite(transforms, s->B, 12, "warm start", err);
     if (rc != SKF_OK)
         return rc;
@@ -366,6 +387,7 @@ static void free_workspaces(skf_solve_ws *ws, int count)
 skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, double *transforms,
                            skf_solve_stats *stats, const skf_progress *progress, skf_error *err)
 {
+    atomic_fetch_add(&count_clips, 1);
     if (F == 0)
         return SKF_OK;
     const size_t B12 = s->B * 12, N3 = 3 * s->n;
@@ -444,6 +466,7 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
 skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, double *transforms,
                              skf_solve_stats *stats, skf_error *err)
 {
+    atomic_fetch_add(&count_frame_sets, 1);
     if (F == 0)
         return SKF_OK;
     const size_t B12 = s->B * 12, N3 = 3 * s->n;

@@ -55,6 +55,7 @@ void skf_transfer_free(skf_transfer *t)
     skf_rotonly_free(t->rotonly);
     skf_solver_free(t->src_solver);
     skf_solver_free(t->tgt_solver);
+    skf_solver_free(t->tgt_skin);
     skf_free(t->tgt_parent);
     skf_free(t->tgt_bind);
     if (t->trs_ready)
@@ -218,6 +219,18 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         skf_error_prefix(err, "%s", doc_name(target));
         goto fail;
     }
+    bool all_in_order = C == T->vertex_count;
+    for (size_t c = 0; all_in_order && c < C; ++c)
+        all_in_order = t->corr.target_vertex[c] == c;
+    if (t->opt.vertex_output && !all_in_order) {
+        /* the surface output covers every welded vertex, not only the constraints */
+        st = make_solver(T, t->tgt_rest_world, T->vertex_count, T->weight_offsets, T->weight_joints, T->weights,
+                         t->opt.threads, t->opt.max_sweeps, &t->tgt_skin, err);
+        if (st) {
+            skf_error_prefix(err, "%s", doc_name(target));
+            goto fail;
+        }
+    }
     size_t B = T->joint_count;
     t->tgt_solved = skf_malloc_array(B ? B : 1, sizeof(bool));
     t->tgt_parent = skf_malloc_array(B ? B : 1, sizeof(int32_t));
@@ -285,35 +298,13 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
     }
 }
 
-void skf_transfer_get_view(const skf_transfer *t, skf_transfer_view *v)
+/* "Walk, Gallop, ..." of doc's animations into b (cap bytes), "(none)" when it has none. */
+static const char *clip_list_of(const skf_gltf *doc, char *b, size_t cap)
 {
-    memset(v, 0, sizeof *v);
-    v->source = t->src;
-    v->source_solver = t->src_solver;
-    v->source_rest_world = t->src_rest_world;
-    v->source_mesh_to_world = t->src_mesh_to_world;
-    v->source_diagonal = t->src_diag;
-    v->alignment = &t->align;
-    if (t->tgt) {
-        v->target = t->tgt;
-        v->target_solver = t->tgt_solver;
-        v->target_rest_world = t->tgt_rest_world;
-        v->constraint_rest = t->con_rest;
-        v->correspondence = &t->corr;
-        v->source_to_target = t->align.identity ? NULL : t->source_to_target;
-        v->target_mesh_to_world = t->tgt_mesh_to_world;
-        v->target_diagonal = t->tgt_diag;
-    }
-}
-
-const char *skf_transfer_clip_list(const skf_transfer *t)
-{
-    skf_transfer *m = (skf_transfer *)t;
-    char *b = m->clip_list;
-    size_t cap = sizeof m->clip_list, len = 0;
+    size_t len = 0;
     b[0] = 0;
-    for (size_t a = 0; a < t->source_doc->animation_count; ++a) {
-        const char *n = t->source_doc->animations[a].name;
+    for (size_t a = 0; a < doc->animation_count; ++a) {
+        const char *n = doc->animations[a].name;
         char tmp[32];
         if (!n) {
             snprintf(tmp, sizeof tmp, "#%zu", a);
@@ -332,6 +323,12 @@ const char *skf_transfer_clip_list(const skf_transfer *t)
     if (!b[0])
         snprintf(b, cap, "(none)");
     return b;
+}
+
+const char *skf_transfer_clip_list(const skf_transfer *t)
+{
+    skf_transfer *m = (skf_transfer *)t;
+    return clip_list_of(t->source_doc, m->clip_list, sizeof m->clip_list);
 }
 
 /* Maps a sub-step's [0,1] progress onto [lo, hi] of the clip's. */
@@ -367,6 +364,8 @@ static void metrics_release(skf_transfer_metrics *m)
     skf_free(m->frame_mean_pct);
     skf_free(m->frame_max_pct);
     skf_free(m->frame_sweeps);
+    skf_free(m->vertex_errors);
+    skf_free(m->surface);
     memset(m, 0, sizeof *m);
 }
 
@@ -406,42 +405,67 @@ void skf_transfer_clip_release(skf_transfer_clip *c)
     skf_free(c->rotation);
     skf_free(c->scale);
     skf_free(c->animated);
+    skf_free(c->source_mesh.triangles);
+    skf_free(c->target_mesh.triangles);
+    skf_free(c->source_surface);
+    skf_free(c->constraint_vertex);
     memset(c, 0, sizeof *c);
 }
 
-static bool metrics_alloc(skf_transfer_metrics *m, size_t F)
+/* Per-frame arrays of a run over F frames; with vertex output also the
+ * per-vertex errors of its n measured vertices and its surface of N welded
+ * vertices. */
+static bool metrics_alloc(const skf_transfer *t, skf_transfer_metrics *m, size_t F, size_t n, size_t N)
 {
     m->frame_quality = skf_calloc(F, sizeof(double));
     m->frame_mean_pct = skf_calloc(F, sizeof(double));
     m->frame_max_pct = skf_calloc(F, sizeof(double));
     m->frame_sweeps = skf_calloc(F, sizeof(int));
-    return m->frame_quality && m->frame_mean_pct && m->frame_max_pct && m->frame_sweeps;
+    bool ok = m->frame_quality && m->frame_mean_pct && m->frame_max_pct && m->frame_sweeps;
+    if (ok && t->opt.vertex_output) {
+        m->vertex_errors = skf_malloc_array(F * n, sizeof(double));
+        m->surface = skf_malloc_array(F * N, 3 * sizeof(double));
+        ok = m->vertex_errors && m->surface;
+    }
+    return ok;
 }
 
-/* Quality figures of a solved clip: s from the solver's skinning, u target,
- * r rest, per frame and over the clip. scratch: [2*n*3]. */
-static void measure(const skf_solver *solver, size_t F, size_t n, size_t B, const double *transforms,
-                    const double *targets, const double *rest, double diag, double *scratch,
-                    skf_transfer_metrics *m)
+/* THE measuring of a solved clip — the table's figures and the pictures'
+ * per-vertex errors: s from the solver's skinning, u target, r rest, per
+ * frame and over the clip (skf_quality_add_frame). With vertex output
+ * (m->vertex_errors set) each frame's per-vertex errors are kept and the
+ * surface written: s itself when surface_solver is NULL (the measured
+ * vertices are the rig's welded vertices in order), else surface_solver's
+ * skinning of the same transforms. scratch: [n*3]. */
+static void measure(const skf_solver *solver, const skf_solver *surface_solver, size_t F, size_t n,
+                    size_t B, const double *transforms, const double *targets, const double *rest,
+                    double diag, double *scratch, skf_transfer_metrics *m)
 {
     skf_quality_acc clip_acc;
     skf_quality_init(&clip_acc, diag);
+    size_t N = surface_solver ? skf_solver_vertex_count(surface_solver) : n;
     for (size_t f = 0; f < F; ++f) {
-        double *s = scratch;
-        skf_solver_skin(solver, transforms + f * B * 12, s);
+        const double *T = transforms + f * B * 12;
+        double *s = m->surface && !surface_solver ? m->surface + f * N * 3 : scratch;
+        skf_solver_skin(solver, T, s);
         skf_quality_acc fa;
         skf_quality_init(&fa, diag);
-        skf_quality_add_frame(&fa, n, s, targets + f * n * 3, rest, NULL);
+        skf_quality_add_frame(&fa, n, s, targets + f * n * 3, rest,
+                              m->vertex_errors ? m->vertex_errors + f * n : NULL);
         skf_quality q = skf_quality_result(&fa);
         m->frame_quality[f] = q.quality;
         m->frame_mean_pct[f] = q.mean_error_pct;
         m->frame_max_pct[f] = q.max_error_pct;
         skf_quality_merge(&clip_acc, &fa);
+        if (m->surface && surface_solver)
+            skf_solver_skin(surface_solver, T, m->surface + f * N * 3);
     }
     skf_quality q = skf_quality_result(&clip_acc);
     m->quality = q.quality;
     m->mean_error_pct = q.mean_error_pct;
     m->max_error_pct = q.max_error_pct;
+    m->diagonal = diag;
+    m->measured_count = m->vertex_errors ? n : 0;
     m->present = true;
 }
 
@@ -498,21 +522,35 @@ static skf_status to_trs(const skf_transfer *t, size_t F, const double *T34, dou
     return st;
 }
 
-static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
-                                    skf_transfer_clip *out, const skf_progress *progress,
-                                    skf_error *err)
+static skf_status copy_u32(uint32_t **dst, const uint32_t *src, size_t n)
+{
+    *dst = skf_malloc_array(n ? n : 1, sizeof(uint32_t));
+    if (!*dst)
+        return SKF_ERR_NOMEM;
+    memcpy(*dst, src, n * sizeof(uint32_t));
+    return SKF_OK;
+}
+
+/* What every clip call starts with: find the clip, check its frames and play
+ * it on the welded source rig (skf_rig_bake). out gets the name, frames and
+ * times and, with vertex output, the welded meshes and the constraint map;
+ * *src_seq: [F*Ns*3] source world positions — with vertex output the same
+ * array as out->source_surface (owned by out), else the caller frees it. */
+static skf_status play_source(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                              double **src_seq, skf_error *err)
 {
     memset(out, 0, sizeof *out);
+    *src_seq = NULL;
     const skf_gltf *sd = t->source_doc;
     int a = skf_gltf_find_animation(sd, clip_name);
     if (a < 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s' (available: %s)", doc_name(sd),
                         clip_name, skf_transfer_clip_list(t));
     skf_clip *clip = NULL;
+    skf_meshseq *seq = NULL;
     skf_status st = skf_clip_from_gltf(sd, a, &clip, err);
     if (st)
         return st;
-    double *src_seq = NULL, *u = NULL, *scratch = NULL;
     if (clip->channel_count == 0 || clip->total_keys == 0) {
         st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations[%d] ('%s'): the clip has no frames (no keyed channel)",
                       doc_name(sd), a, clip_name);
@@ -535,27 +573,77 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
     out->fps = fps;
     out->start = clip->start;
     out->duration = clip->duration;
+    if (!out->name) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
+        goto done;
+    }
+    st = skf_rig_bake(t->src, clip, t->opt.fps, t->opt.threads > 0 ? t->opt.threads : 0, NULL, &seq, err);
+    if (st) {
+        skf_error_prefix(err, "%s", doc_name(sd));
+        goto done;
+    }
+    *src_seq = seq->positions;
+    seq->positions = NULL;
+    if (t->opt.vertex_output) {
+        out->source_surface = *src_seq;
+        out->source_mesh = (skf_transfer_mesh){t->src->vertex_count, seq->triangle_count, seq->triangles};
+        seq->triangles = NULL;
+        if (t->tgt) {
+            const skf_rig *T = t->tgt;
+            out->target_mesh = (skf_transfer_mesh){T->vertex_count, T->triangle_count, NULL};
+            out->constraint_count = t->corr.count;
+            if (copy_u32(&out->target_mesh.triangles, T->triangles, 3 * T->triangle_count) ||
+                copy_u32(&out->constraint_vertex, t->corr.target_vertex, t->corr.count))
+                st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
+        }
+    }
+done:
+    skf_meshseq_free(seq);
+    skf_clip_free(clip);
+    return st;
+}
+
+/* The source frames carried onto the constraints: u [F*C*3]. */
+static void carry_surface(const skf_transfer *t, size_t F, const double *src_seq, double *u)
+{
+    size_t Ns = t->src->vertex_count, C = t->corr.count;
+    for (size_t f = 0; f < F; ++f)
+        skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target, src_seq + f * Ns * 3,
+                                 u + f * C * 3);
+}
+
+/* Frees what play_source handed to the caller (nothing when out owns it). */
+static void free_source(const skf_transfer_clip *out, double *src_seq)
+{
+    if (src_seq != out->source_surface)
+        skf_free(src_seq);
+}
+
+static double *scratch_new(const skf_transfer *t)
+{
+    size_t n = t->src->vertex_count;
+    if (t->tgt && t->corr.count > n)
+        n = t->corr.count;
+    return skf_malloc_array(n * 3, sizeof(double));
+}
+
+static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
+                                    skf_transfer_clip *out, const skf_progress *progress,
+                                    skf_error *err)
+{
+    double *src_seq = NULL, *u = NULL, *scratch = NULL;
+    skf_status st = play_source(t, clip_name, out, &src_seq, err);
+    if (st)
+        goto done;
+    const skf_gltf *sd = t->source_doc;
+    size_t F = out->frames;
     const skf_rig *S = t->src;
     size_t Ns = S->vertex_count;
-    src_seq = skf_malloc_array(F * Ns * 3, sizeof(double));
-    size_t scratch_n = Ns;
-    if (t->tgt && t->corr.count > scratch_n)
-        scratch_n = t->corr.count;
-    scratch = skf_malloc_array(scratch_n * 3, sizeof(double));
-    if (!out->name || !src_seq || !scratch) {
+    scratch = scratch_new(t);
+    if (!scratch) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory", clip_name, F, Ns);
         goto done;
     }
-    /* 1. play the clip on the source rig */
-    skf_pose pose;
-    st = skf_pose_init(&pose, S, err);
-    if (st)
-        goto done;
-    for (size_t f = 0; f < F; ++f) {
-        skf_pose_eval(S, clip, clip->start + (double)f / fps, &pose);
-        skf_skin(S, &pose, src_seq + f * Ns * 3, t->opt.threads > 0 ? t->opt.threads : 0);
-    }
-    skf_pose_release(&pose);
     if (skf_progress_report(progress, 0.05, "source clip sampled")) {
         st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
         goto done;
@@ -566,7 +654,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         size_t Bs = S->joint_count;
         double *Tc = skf_malloc_array(F * Bs * 12, sizeof(double));
         skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
-        if (!Tc || !stats || !metrics_alloc(&out->control, F)) {
+        if (!Tc || !stats || !metrics_alloc(t, &out->control, F, Ns, Ns)) {
             skf_free(Tc);
             skf_free(stats);
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: control: out of memory", clip_name);
@@ -590,7 +678,8 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             out->control.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
             out->control.sweeps_per_frame = sw / (double)F;
             out->control.iterations_per_frame = nit / (double)F;
-            measure(t->src_solver, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, &out->control);
+            measure(t->src_solver, NULL, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch,
+                    &out->control);
         } else {
             skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
         }
@@ -604,20 +693,18 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         goto done;
     }
     if (t->tgt) {
-        size_t C = t->corr.count, B = t->tgt->joint_count;
+        size_t C = t->corr.count, B = t->tgt->joint_count, Nt = t->tgt->vertex_count;
         out->joint_count = B;
         u = skf_malloc_array(F * C * 3, sizeof(double));
         out->free_transforms = skf_malloc_array(F * B * 12, sizeof(double));
         skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
-        if (!u || !out->free_transforms || !stats || !metrics_alloc(&out->free, F)) {
+        if (!u || !out->free_transforms || !stats || !metrics_alloc(t, &out->free, F, C, Nt)) {
             skf_free(stats);
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu constraints x %zu frames: out of memory", clip_name, C, F);
             goto done;
         }
         /* 3. carry the surface */
-        for (size_t f = 0; f < F; ++f)
-            skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target, src_seq + f * Ns * 3,
-                                     u + f * C * 3);
+        carry_surface(t, F, src_seq, u);
         /* 4. free solve */
         for (size_t i = 0; i < B; ++i)
             skf_transform34_identity(out->free_transforms + i * 12);
@@ -642,7 +729,8 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         skf_free(stats);
         out->free.sweeps_per_frame = sw / (double)F;
         out->free.iterations_per_frame = nit / (double)F;
-        measure(t->tgt_solver, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch, &out->free);
+        measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
+                &out->free);
         if (skf_progress_report(progress, 0.6, "free solve")) {
             st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
             goto done;
@@ -650,7 +738,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         /* 5. rotation-only */
         if (t->rotonly) {
             out->rotonly_transforms = skf_malloc_array(F * B * 12, sizeof(double));
-            if (!out->rotonly_transforms || !metrics_alloc(&out->rotation_only, F)) {
+            if (!out->rotonly_transforms || !metrics_alloc(t, &out->rotation_only, F, C, Nt)) {
                 st = skf_fail(err, SKF_ERR_NOMEM, "%s: rotation-only: out of memory", clip_name);
                 goto done;
             }
@@ -677,8 +765,8 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             out->rotation_only.sweeps_per_frame = it / (double)F;
             out->rotation_only.iteration_cap =
                 t->opt.max_lm_iterations > 0 ? t->opt.max_lm_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
-            measure(t->tgt_solver, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag, scratch,
-                    &out->rotation_only);
+            measure(t->tgt_solver, t->tgt_skin, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag,
+                    scratch, &out->rotation_only);
         }
         /* 6. local TRS of the baked run (and the bone-length check) */
         out->translation = skf_malloc_array(F * B * 3, sizeof(double));
@@ -706,9 +794,84 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
     out->seconds = now_seconds() - t0;
     skf_progress_report(progress, 1.0, "done");
 done:
-    skf_free(src_seq);
+    free_source(out, src_seq);
     skf_free(u);
     skf_free(scratch);
+    if (st)
+        skf_transfer_clip_release(out);
+    return st;
+}
+
+static skf_status transfer_sample_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                       skf_error *err)
+{
+    double *src_seq = NULL;
+    skf_status st = play_source(t, clip_name, out, &src_seq, err);
+    free_source(out, src_seq);
+    if (st)
+        skf_transfer_clip_release(out);
+    return st;
+}
+
+/* The target document's own clip of the same name at the source's frame
+ * times, measured as a free solve's result would be. */
+static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                         skf_error *err)
+{
+    if (!t->tgt) {
+        memset(out, 0, sizeof *out);
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: no target rig to measure a baked clip on", clip_name);
+    }
+    double *src_seq = NULL, *u = NULL, *scratch = NULL;
+    skf_clip *clip = NULL;
+    skf_pose pose;
+    memset(&pose, 0, sizeof pose);
+    skf_status st = play_source(t, clip_name, out, &src_seq, err);
+    if (st)
+        goto done;
+    const skf_gltf *td = t->target_doc;
+    int a = skf_gltf_find_animation(td, out->name);
+    if (a < 0) {
+        char names[512];
+        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no baked clip named '%s' (available: %s)",
+                      doc_name(td), out->name, clip_list_of(td, names, sizeof names));
+        goto done;
+    }
+    const skf_rig *T = t->tgt;
+    size_t F = out->frames, B = T->joint_count, C = t->corr.count;
+    double world_to_mesh[16];
+    if ((st = skf_clip_from_gltf(td, a, &clip, err)) || (st = skf_pose_init(&pose, T, err)))
+        goto done;
+    if (!skf_mat4_invert(world_to_mesh, t->tgt_mesh_to_world)) {
+        st = skf_fail(err, SKF_ERR_NUMERIC, "%s: the skinned mesh node's transform is singular", doc_name(td));
+        goto done;
+    }
+    out->joint_count = B;
+    out->free_transforms = skf_malloc_array(F * B, 12 * sizeof(double));
+    u = skf_malloc_array(F * C, 3 * sizeof(double));
+    scratch = scratch_new(t);
+    if (!out->free_transforms || !u || !scratch || !metrics_alloc(t, &out->free, F, C, T->vertex_count)) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames: out of memory", doc_name(td), F);
+        goto done;
+    }
+    for (size_t f = 0; f < F; ++f) {
+        skf_pose_eval(T, clip, clip->start + (double)f / out->fps, &pose);
+        for (size_t i = 0; i < B; ++i) {
+            /* glTF skinning matrix (mesh → world) into the solve space
+             * (rest_world → world) */
+            double m[16];
+            skf_mat4_mul(m, pose.mesh_to_world + 16 * i, world_to_mesh);
+            skf_transform34_from_mat4(m, out->free_transforms + (f * B + i) * 12);
+        }
+    }
+    carry_surface(t, F, src_seq, u);
+    measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
+            &out->free);
+done:
+    free_source(out, src_seq);
+    skf_free(u);
+    skf_free(scratch);
+    skf_pose_release(&pose);
     skf_clip_free(clip);
     if (st)
         skf_transfer_clip_release(out);
@@ -742,6 +905,24 @@ skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_tra
 {
     int saved = threads_push(t->opt.threads);
     skf_status st = transfer_run_clip(t, clip_name, out, progress, err);
+    omp_set_num_threads(saved);
+    return st;
+}
+
+skf_status skf_transfer_sample_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                    skf_error *err)
+{
+    int saved = threads_push(t->opt.threads);
+    skf_status st = transfer_sample_clip(t, clip_name, out, err);
+    omp_set_num_threads(saved);
+    return st;
+}
+
+skf_status skf_transfer_measure_baked(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
+                                      skf_error *err)
+{
+    int saved = threads_push(t->opt.threads);
+    skf_status st = transfer_measure_baked(t, clip_name, out, err);
     omp_set_num_threads(saved);
     return st;
 }

@@ -19,6 +19,9 @@ struct skf_transfer {
     uint32_t *con_bone;
     double *con_weight;
     skf_solver *src_solver, *tgt_solver;
+    skf_solver *tgt_skin;     /* over every welded target vertex, for the surface output
+                                 (vertex_output) when the constraints are not all of them in
+                                 order; NULL otherwise (tgt_solver's skinning is the surface) */
     skf_rotonly *rotonly;
     int32_t *tgt_parent;
     double *tgt_bind;         /* [B*16] */

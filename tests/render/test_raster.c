@@ -60,9 +60,9 @@ int main(void)
     }
     skf_render_surface gt = {NV, gt_pos, NT, tris};
     skf_render_panel panels[3] = {
-        {"ground truth", gt, NULL, 0, false},
-        {"control", {NV, zero_pos, NT, tris}, zero_err, diag, true},
-        {"rig", {NV, rig_pos, NT, tris}, rig_err, diag, true},
+        {"ground truth", gt, NULL, 0, false, NULL},
+        {"control", {NV, zero_pos, NT, tris}, zero_err, diag, true, NULL},
+        {"rig", {NV, rig_pos, NT, tris}, rig_err, diag, true, NULL},
     };
     skf_render_scene scene = {FRAMES, &gt, 3, panels};
     skf_render_options opt = {.width = 600, .height = 230, .view = SKF_VIEW_THREE_QUARTER};

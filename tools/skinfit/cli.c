@@ -140,3 +140,47 @@ bool cli_ends_with(const char *s, const char *suffix)
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
+
+/* Shell quoting: an argument made only of safe characters stays as it is,
+ * any other is put in single quotes with each ' written as '\''. */
+static bool cli_plain_arg(const char *a)
+{
+    if (!*a)
+        return false;
+    for (const char *p = a; *p; ++p)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
+            return false;
+    return true;
+}
+
+char *cli_command_line(int argc, char *const *argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; ++i) {
+        len += (i > 0) + (cli_plain_arg(argv[i]) ? 0 : 2);
+        for (const char *p = argv[i]; *p; ++p)
+            len += *p == '\'' && !cli_plain_arg(argv[i]) ? 4 : 1;
+    }
+    char *out = skf_malloc(len), *o = out;
+    if (!out)
+        return NULL;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i];
+        if (i)
+            *o++ = ' ';
+        bool plain = cli_plain_arg(a);
+        if (!plain)
+            *o++ = '\'';
+        for (const char *p = a; *p; ++p)
+            if (*p == '\'' && !plain) {
+                memcpy(o, "'\\''", 4);
+                o += 4;
+            } else {
+                *o++ = *p;
+            }
+        if (!plain)
+            *o++ = '\'';
+    }
+    *o = 0;
+    return out;
+}

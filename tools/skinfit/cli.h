@@ -38,6 +38,9 @@ void cli_install_signal_handlers(void);
 
 /* A whole argument as a finite double (no trailing text, no overflow). */
 bool cli_parse_double(const char *s, double *out);
+/* argv joined into one shell-quoted line (for reports: the command that made
+ * them). skf_malloc'ed; NULL when out of memory. */
+char *cli_command_line(int argc, char *const *argv);
 /* s ends with suffix, ASCII case-insensitively (".GLB" matches ".glb"). */
 bool cli_ends_with(const char *s, const char *suffix);
 

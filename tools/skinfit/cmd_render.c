@@ -6,7 +6,7 @@
 #include "cli.h"
 
 #include "skinfit/gltf.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 #include "skinfit/rig.h"
 
 #include <errno.h>
@@ -80,12 +80,12 @@ static const char *basename_of(const char *p)
 
 /* The --html page: one row per rig (control rows first), the worst frame's
  * heat map. */
-static skf_status write_html(const char *path, const skf_render_clip *clip,
+static skf_status write_html(const char *path, const skf_heatmap *clip,
                              const skf_render_options *ro, const char *source_path,
                              const char *const *modes, int argc, char **argv, skf_error *err)
 {
-    const skf_render_scene *scene = skf_render_clip_scene(clip);
-    size_t R = skf_render_clip_rig_count(clip), F = skf_render_clip_frame_count(clip);
+    const skf_render_scene *scene = skf_heatmap_scene(clip);
+    size_t R = skf_heatmap_rig_count(clip), F = skf_heatmap_frame_count(clip);
     skf_html_run runs[SKF_RENDER_MAX_PANELS];
     size_t n = 0;
     for (int pass = 0; pass < 2; ++pass)
@@ -93,13 +93,12 @@ static skf_status write_html(const char *path, const skf_render_clip *clip,
             bool control = !strcmp(modes[r], "control");
             if (control != (pass == 0))
                 continue;
-            skf_quality q = skf_render_clip_rig_quality(clip, r);
-            runs[n++] = (skf_html_run){scene->panels[r + 1].label, modes[r], q.quality,
-                                       q.mean_error_pct, q.max_error_pct, -1, -1,
-                                       skf_render_clip_rig_frame_pct(clip, r, false),
-                                       skf_render_clip_rig_frame_pct(clip, r, true)};
+            const skf_transfer_metrics *q = skf_heatmap_rig_metrics(clip, r);
+            runs[n++] = (skf_html_run){scene->panels[r + 1].label, modes[r], q->quality,
+                                       q->mean_error_pct, q->max_error_pct, -1, -1,
+                                       q->frame_max_pct, q->frame_mean_pct};
         }
-    size_t worst = skf_render_clip_worst_frame(clip);
+    size_t worst = skf_heatmap_worst_frame(clip);
     skf_renderer *r = NULL;
     skf_image img = {0};
     skf_status st = skf_renderer_new(scene, ro, &r, err);
@@ -108,23 +107,23 @@ static skf_status write_html(const char *path, const skf_render_clip *clip,
     if (!st)
         st = skf_render_frame(r, worst, &img, NULL, err);
     skf_renderer_free(r);
-    char *cmdline = st ? NULL : skf_render_command_line(argc + 1, argv - 1);
+    char *cmdline = st ? NULL : cli_command_line(argc + 1, argv - 1);
     if (!st && !cmdline)
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
     if (!st) {
         char caption[256], frames[64], title[300];
-        const char *cn = skf_render_clip_name(clip);
+        const char *cn = skf_heatmap_clip_name(clip);
         snprintf(caption, sizeof caption,
                  "frame %zu of %zu (largest vertex error): the artist's ground truth, then each "
                  "rig's surface coloured by vertex error over the ground truth's dark silhouette",
                  worst, F);
-        snprintf(frames, sizeof frames, "%zu at %.4g fps", F, skf_render_clip_fps(clip));
+        snprintf(frames, sizeof frames, "%zu at %.4g fps", F, skf_heatmap_fps(clip));
         snprintf(title, sizeof title, "skinfit render: %s", basename_of(source_path));
         const char *facts[] = {"source", source_path, "clip", cn, "frames", frames};
         const char *captions[] = {caption};
-        skf_html_clip hc = {cn, F, skf_render_clip_fps(clip), runs, n, &img, captions, 1};
+        skf_html_clip hc = {cn, F, skf_heatmap_fps(clip), runs, n, &img, captions, 1};
         skf_html_report rep = {title, facts, 3, &hc, 1, cmdline};
-        st = skf_render_html_report(path, &rep, err);
+        st = skf_html_report_write(path, &rep, err);
     }
     skf_free(cmdline);
     skf_image_release(&img);
@@ -252,7 +251,7 @@ int cmd_render(int argc, char **argv)
     skf_error err = {0};
     skf_warnings w = {0};
     skf_gltf *source = NULL, *docs[SKF_RENDER_MAX_PANELS] = {0};
-    skf_render_clip *clip = NULL;
+    skf_heatmap *clip = NULL;
     size_t *frames = NULL, nframes = 0;
     char title[256];
     cli_progress prog;
@@ -260,7 +259,7 @@ int cmd_render(int argc, char **argv)
     cli_progress_init(&prog, &progress);
     skf_status st = skf_gltf_load(source_path, &source, &w, &err);
     if (!st)
-        st = skf_render_clip_new(source, clip_name, fps, &clip, &w, &err);
+        st = skf_heatmap_play(source, clip_name, fps, &clip, &w, &err);
     for (size_t r = 0; !st && r < nrigs; ++r) {
         bool is_source = skf_same_file(rigs[r].path, source_path);
         const skf_gltf *doc = source;
@@ -280,15 +279,15 @@ int cmd_render(int argc, char **argv)
         skf_progress_report(&progress, (r + 0.5) / (nrigs + 1.0), "solving");
         modes[r] = rigs[r].baked ? "baked" : is_source ? "control" : "free";
         if (rigs[r].baked)
-            st = skf_render_clip_add_baked(clip, label, doc, &w, &err);
+            st = skf_heatmap_add_baked(clip, label, doc, &w, &err);
         else if (is_source)
-            st = skf_render_clip_add_control(clip, label, &err);
+            st = skf_heatmap_add_control(clip, label, &err);
         else
-            st = skf_render_clip_add_solved(clip, label, doc, NULL, &w, &err);
+            st = skf_heatmap_add_solved(clip, label, doc, NULL, &w, &err);
     }
     if (st)
         goto fail;
-    size_t F = skf_render_clip_frame_count(clip);
+    size_t F = skf_heatmap_frame_count(clip);
     if (frames_spec) {
         if ((st = skf_render_parse_frames(frames_spec, F, &frames, &nframes, &err))) {
             rc = cli_usage_error("render", "--frames: %s", err.message);
@@ -303,15 +302,15 @@ int cmd_render(int argc, char **argv)
             st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        frames[0] = skf_render_clip_worst_frame(clip);
+        frames[0] = skf_heatmap_worst_frame(clip);
         nframes = 1;
     }
     {
         snprintf(title, sizeof title, "%s · %s", basename_of(source_path),
-                 skf_clip_short_name(skf_render_clip_name(clip)));
+                 skf_clip_short_name(skf_heatmap_clip_name(clip)));
         ro.title = title;
     }
-    st = skf_render_write(skf_render_clip_scene(clip), &ro, frames, nframes, skf_render_clip_fps(clip),
+    st = skf_render_write(skf_heatmap_scene(clip), &ro, frames, nframes, skf_heatmap_fps(clip),
                           out_path, &progress, &err);
     if (st)
         goto fail;
@@ -319,11 +318,11 @@ int cmd_render(int argc, char **argv)
         goto fail;
     cli_progress_finish(&prog);
     cli_print_warnings(&w);
-    for (size_t r = 0; r < skf_render_clip_rig_count(clip); ++r) {
-        skf_quality q = skf_render_clip_rig_quality(clip, r);
+    for (size_t r = 0; r < skf_heatmap_rig_count(clip); ++r) {
+        const skf_transfer_metrics *q = skf_heatmap_rig_metrics(clip, r);
         printf("%-28s quality %9.5f %%  mean %.5f %%  max %.5f %% of the diagonal\n",
-               skf_render_clip_scene(clip)->panels[r + 1].label, 100.0 * q.quality, q.mean_error_pct,
-               q.max_error_pct);
+               skf_heatmap_scene(clip)->panels[r + 1].label, 100.0 * q->quality, q->mean_error_pct,
+               q->max_error_pct);
     }
     printf("wrote %s (%zu frame%s)%s%s\n", out_path, nframes, nframes == 1 ? "" : "s",
            html_path ? " and " : "", html_path ? html_path : "");
@@ -334,7 +333,7 @@ fail:
     rc = cli_report_error(&err);
 cleanup:
     skf_free(frames);
-    skf_render_clip_free(clip);
+    skf_heatmap_free(clip);
     for (size_t r = 0; r < nrigs; ++r)
         skf_gltf_free(docs[r]);
     skf_gltf_free(source);

@@ -4,7 +4,7 @@
 #include "transfer_report.h"
 
 #include "skinfit/gltf.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 #include "skinfit/rig.h"
 
 #include <errno.h>
@@ -227,6 +227,7 @@ int tr_command(int argc, char **argv, bool control_only)
         goto out;
     }
     opt.no_control = false;
+    opt.vertex_output = html != NULL; /* the page's pictures: the runs' own per-vertex errors */
 
     skf_error err = {0};
     skf_warnings warn = {0};
@@ -293,9 +294,9 @@ int tr_command(int argc, char **argv, bool control_only)
         if (!st && report)
             st = tr_write_report(report, &run, &err);
         if (!st && html) {
-            char *line = skf_render_command_line(argc + 1, argv - 1);
-            st = line ? skf_render_transfer_html(html, sdoc, tdoc, &run.info, results, done, line, 0, 0,
-                                                 &warn, &err)
+            char *line = cli_command_line(argc + 1, argv - 1);
+            st = line ? skf_report_transfer_html(html, sdoc->path, tdoc ? tdoc->path : NULL, &run.info, results,
+                                                 done, line, 0, 0, &err)
                       : skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", html);
             skf_free(line);
         }

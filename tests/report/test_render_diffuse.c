@@ -4,7 +4,7 @@
  * JSON report's per-frame worst and mean vertex errors (same routine), and the
  * colours at probed visible vertices are those errors' colormap bins. */
 #include "check.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 
 #include <jansson.h>
 #include <unistd.h>
@@ -47,16 +47,16 @@ int main(void)
 
     skf_error err;
     skf_gltf *src = NULL, *tgt = NULL;
-    skf_render_clip *clip = NULL;
+    skf_heatmap *clip = NULL;
     CHECK(skf_gltf_load(horse, &src, NULL, &err) == SKF_OK);
     CHECK(skf_gltf_load(rig, &tgt, NULL, &err) == SKF_OK);
     if (src && tgt)
-        CHECK_MSG(skf_render_clip_new(src, "Walk", 0, &clip, NULL, &err) == SKF_OK, "%s", err.message);
+        CHECK_MSG(skf_heatmap_play(src, "Walk", 0, &clip, NULL, &err) == SKF_OK, "%s", err.message);
     if (clip)
-        CHECK_MSG(skf_render_clip_add_solved(clip, "diffuse P=1 K=8", tgt, NULL, NULL, &err) == SKF_OK,
+        CHECK_MSG(skf_heatmap_add_solved(clip, "diffuse P=1 K=8", tgt, NULL, NULL, &err) == SKF_OK,
                   "%s", err.message);
-    if (!clip || skf_render_clip_rig_count(clip) != 1 || !json_is_array(per_frame)) {
-        skf_render_clip_free(clip);
+    if (!clip || skf_heatmap_rig_count(clip) != 1 || !json_is_array(per_frame)) {
+        skf_heatmap_free(clip);
         skf_gltf_free(src);
         skf_gltf_free(tgt);
         json_decref(root);
@@ -64,7 +64,7 @@ int main(void)
     }
 
     /* the panel's per-vertex errors are the report's */
-    size_t F = skf_render_clip_frame_count(clip);
+    size_t F = skf_heatmap_frame_count(clip);
     CHECK(json_array_size(per_frame) == F);
     double worst_diff = 0, worst_pct = 0;
     for (size_t f = 0; f < F && f < json_array_size(per_frame); ++f) {
@@ -72,8 +72,8 @@ int main(void)
         double jmax = json_real_value(json_object_get(e, "max_error_pct"));
         double jmean = json_real_value(json_object_get(e, "mean_error_pct"));
         size_t n;
-        const double *errs = skf_render_clip_rig_errors(clip, 0, f, &n);
-        double diag = skf_render_clip_rig_diagonal(clip, 0), mx = 0, sum = 0;
+        const double *errs = skf_heatmap_rig_errors(clip, 0, f, &n);
+        double diag = skf_heatmap_rig_diagonal(clip, 0), mx = 0, sum = 0;
         for (size_t i = 0; i < n; ++i)
             mx = fmax(mx, errs[i]), sum += errs[i];
         double pmax = 100 * mx / diag, pmean = 100 * sum / (double)n / diag;
@@ -87,10 +87,10 @@ int main(void)
     CHECK(worst_pct > 1.0);
 
     /* the worst frame: colours above 1 % in the panel; probed vertices */
-    size_t frame = skf_render_clip_worst_frame(clip);
+    size_t frame = skf_heatmap_worst_frame(clip);
     skf_render_options opt = {.width = 900, .height = 360};
     skf_renderer *r = NULL;
-    CHECK(skf_renderer_new(skf_render_clip_scene(clip), &opt, &r, &err) == SKF_OK);
+    CHECK(skf_renderer_new(skf_heatmap_scene(clip), &opt, &r, &err) == SKF_OK);
     if (r) {
         int W = skf_renderer_width(r), H = skf_renderer_height(r), S = skf_renderer_supersample(r);
         skf_image img;
@@ -110,13 +110,13 @@ int main(void)
                     above += skf_colormap_classify(skf_image_at(&img, x, y)) >= 4; /* >= 1 % */
                 }
         size_t n;
-        const double *errs = skf_render_clip_rig_errors(clip, 0, frame, &n);
-        const double *pos = skf_render_clip_rig_positions(clip, 0, frame);
-        double diag = skf_render_clip_rig_diagonal(clip, 0);
+        const double *errs = skf_heatmap_rig_errors(clip, 0, frame, &n);
+        const double *pos = skf_heatmap_rig_positions(clip, 0, frame);
+        double diag = skf_heatmap_rig_diagonal(clip, 0);
         /* a pixel around vertex i shows the errors interpolated over its
          * incident triangles: its colour must lie within the bins of the
          * one-ring's smallest and largest vertex error */
-        const skf_render_surface *sf = &skf_render_clip_scene(clip)->panels[1].surface;
+        const skf_render_surface *sf = &skf_heatmap_scene(clip)->panels[1].surface;
         int *lo = skf_malloc_array(n, sizeof(int)), *hi = skf_malloc_array(n, sizeof(int));
         for (size_t i = 0; i < n; ++i)
             lo[i] = hi[i] = skf_colormap_bin(100 * errs[i] / diag);
@@ -181,7 +181,7 @@ int main(void)
         skf_image_release(&img);
         skf_renderer_free(r);
     }
-    skf_render_clip_free(clip);
+    skf_heatmap_free(clip);
     skf_gltf_free(src);
     skf_gltf_free(tgt);
     json_decref(root);

@@ -5,7 +5,7 @@
  * Console detection is verified first on a page that logs a deliberate
  * error. Skipped (exit 77) only where Chromium is not installed. */
 #include "check.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

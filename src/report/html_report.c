@@ -2,11 +2,12 @@
  * inline SVG, heat maps as base64 PNG data URIs (RFC 4648 §4 alphabet, RFC
  * 2397 data URIs). No script and no external resource, so the page opens
  * offline and a browser has nothing to fetch or log. */
-#include "render/render_internal.h"
+#include "skinfit/report.h"
 
 #include <cairo.h>
 #include <gif_lib.h>
 #include <jansson.h>
+#include <math.h>
 #include <png.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -211,39 +212,7 @@ static const char *style =
     "figure{margin:8px 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}\n"
     "figcaption{color:#555;font-size:.9em}pre{background:#f5f5f5;padding:8px;white-space:pre-wrap}\n";
 
-char *skf_render_command_line(int argc, char *const *argv)
-{
-    sbuf b = {0};
-    for (int i = 0; i < argc; ++i) {
-        if (i)
-            sb_str(&b, " ");
-        const char *a = argv[i];
-        bool plain = *a != 0;
-        for (const char *p = a; *p; ++p)
-            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
-                plain = false;
-        if (plain) {
-            sb_str(&b, a);
-            continue;
-        }
-        sb_str(&b, "'");
-        for (const char *p = a; *p; ++p)
-            if (*p == '\'')
-                sb_str(&b, "'\\''");
-            else
-                sb_put(&b, p, 1);
-        sb_str(&b, "'");
-    }
-    if (!b.data && !b.failed)
-        sb_str(&b, "");
-    if (b.failed) {
-        skf_free(b.data);
-        return NULL;
-    }
-    return b.data;
-}
-
-skf_status skf_render_html_report(const char *path, const skf_html_report *rep, skf_error *err)
+skf_status skf_html_report_write(const char *path, const skf_html_report *rep, skf_error *err)
 {
     sbuf b = {0};
     const char *title = rep->title ? rep->title : "skinfit report";

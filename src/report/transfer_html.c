@@ -1,8 +1,9 @@
 /* `skinfit transfer --html`: the report page for a finished transfer. The
  * table rows are the transfer's own metrics (skf_transfer_clip); the heat maps
- * are drawn from the same solved transforms (free / rotation-only) and from a
- * control re-solve, with per-vertex errors from skf_quality_add_frame. */
-#include "render/render_internal.h"
+ * are drawn from the same runs' per-vertex output (their solved surfaces and
+ * the per-vertex errors those metrics were computed from). Nothing is solved
+ * or measured here. */
+#include "skinfit/report.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,11 +25,11 @@ static skf_html_run make_run(const char *rig, const char *mode, const skf_transf
     return r;
 }
 
-skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
-                                    const skf_gltf *target, const skf_transfer_info *info,
+skf_status skf_report_transfer_html(const char *path, const char *source_path,
+                                    const char *target_path, const skf_transfer_info *info,
                                     const skf_transfer_clip *clips, size_t clip_count,
                                     const char *command_line, int size_w, int size_h,
-                                    skf_warnings *warnings, skf_error *err)
+                                    skf_error *err)
 {
     skf_status st = SKF_OK;
     skf_html_clip *hc = skf_calloc(clip_count ? clip_count : 1, sizeof *hc);
@@ -40,8 +41,8 @@ skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    const char *src_name = base_name(source->path);
-    const char *tgt_name = target ? base_name(target->path) : NULL;
+    const char *src_name = base_name(source_path);
+    const char *tgt_name = target_path ? base_name(target_path) : NULL;
     char src_label[300], tgt_label[300], tgt_rot_label[300];
     snprintf(src_label, sizeof src_label, "%s (artist rig)", src_name);
     snprintf(tgt_label, sizeof tgt_label, "%s · free", tgt_name ? tgt_name : "");
@@ -60,19 +61,18 @@ skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
         hc[ci] = (skf_html_clip){c->name, c->frames, c->fps, r, nr, NULL, NULL, 0};
 
         /* heat map at the worst frame */
-        skf_render_clip *rc = NULL;
-        st = skf_render_clip_new(source, c->name, c->fps, &rc, warnings, err);
+        skf_heatmap *rc = NULL;
+        st = skf_heatmap_new(c, &rc, err);
         if (!st && c->control.present)
-            st = skf_render_clip_add_control(rc, src_label, err);
-        if (!st && target && c->free.present && c->free_transforms)
-            st = skf_render_clip_add_transforms(rc, tgt_label, target, c->free_transforms,
-                                                warnings, err);
-        if (!st && target && c->rotation_only.present && c->rotonly_transforms)
-            st = skf_render_clip_add_transforms(rc, tgt_rot_label, target, c->rotonly_transforms,
-                                                warnings, err);
+            st = skf_heatmap_add_run(rc, src_label, c, SKF_REPORT_CONTROL, NULL, err);
+        if (!st && target_path && c->free.present)
+            st = skf_heatmap_add_run(rc, tgt_label, c, SKF_REPORT_FREE, info ? &info->alignment : NULL, err);
+        if (!st && target_path && c->rotation_only.present)
+            st = skf_heatmap_add_run(rc, tgt_rot_label, c, SKF_REPORT_ROTATION_ONLY,
+                                     info ? &info->alignment : NULL, err);
         if (!st) {
-            const skf_render_scene *sc = skf_render_clip_scene(rc);
-            size_t frame = skf_render_clip_worst_frame(rc);
+            const skf_render_scene *sc = skf_heatmap_scene(rc);
+            size_t frame = skf_heatmap_worst_frame(rc);
             const char *bar = strrchr(c->name, '|');
             char title[300];
             snprintf(title, sizeof title, "%s · %s", src_name, bar ? bar + 1 : c->name);
@@ -81,7 +81,7 @@ skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
             st = skf_renderer_new(sc, &ro, &r2, err);
             if (!st)
                 st = skf_image_init(&images[ci], skf_renderer_width(r2), skf_renderer_height(r2),
-                                    SKF_RENDER_BACKGROUND, err);
+                                    0xFFFFFFFFu, err);
             if (!st)
                 st = skf_render_frame(r2, frame, &images[ci], NULL, err);
             skf_renderer_free(r2);
@@ -95,7 +95,7 @@ skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
             hc[ci].captions = &caption_ptrs[ci];
             hc[ci].image_count = 1;
         }
-        skf_render_clip_free(rc);
+        skf_heatmap_free(rc);
         if (st)
             goto done;
     }
@@ -103,14 +103,14 @@ skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
         char f[12][128];
         const char *facts[24];
         size_t nf = 0;
-        facts[2 * nf] = "source", facts[2 * nf + 1] = source->path ? source->path : "?", ++nf;
-        if (target)
-            facts[2 * nf] = "target", facts[2 * nf + 1] = target->path ? target->path : "?", ++nf;
+        facts[2 * nf] = "source", facts[2 * nf + 1] = source_path ? source_path : "?", ++nf;
+        if (target_path)
+            facts[2 * nf] = "target", facts[2 * nf + 1] = target_path, ++nf;
         if (info) {
             snprintf(f[0], sizeof f[0], "%zu vertices (%zu welded), %zu joints", info->source_vertices,
                      info->source_welded, info->source_joints);
             facts[2 * nf] = "source rig", facts[2 * nf + 1] = f[0], ++nf;
-            if (target) {
+            if (target_path) {
                 snprintf(f[1], sizeof f[1], "%zu vertices (%zu welded), %zu joints",
                          info->target_vertices, info->target_welded, info->target_joints);
                 facts[2 * nf] = "target rig", facts[2 * nf + 1] = f[1], ++nf;
@@ -129,7 +129,7 @@ skf_status skf_render_transfer_html(const char *path, const skf_gltf *source,
         snprintf(title, sizeof title, "skinfit transfer: %s → %s", src_name,
                  tgt_name ? tgt_name : "(control only)");
         skf_html_report rep = {title, facts, nf, hc, clip_count, command_line};
-        st = skf_render_html_report(path, &rep, err);
+        st = skf_html_report_write(path, &rep, err);
     }
 done:
     for (size_t ci = 0; images && ci < clip_count; ++ci)

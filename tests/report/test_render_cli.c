@@ -3,7 +3,7 @@
  * line naming the problem, no output left behind). Issue 6, acceptance 3
  * (sizes and frames). */
 #include "check.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,11 +57,11 @@ int main(void)
 
     /* frames the clip has, from the library */
     skf_gltf *doc = NULL;
-    skf_render_clip *clip = NULL;
+    skf_heatmap *clip = NULL;
     CHECK(skf_gltf_load(fox, &doc, NULL, &err) == SKF_OK);
-    CHECK(doc && skf_render_clip_new(doc, "Walk", 0, &clip, NULL, &err) == SKF_OK);
-    size_t F = clip ? skf_render_clip_frame_count(clip) : 0;
-    skf_render_clip_free(clip);
+    CHECK(doc && skf_heatmap_play(doc, "Walk", 0, &clip, NULL, &err) == SKF_OK);
+    size_t F = clip ? skf_heatmap_frame_count(clip) : 0;
+    skf_heatmap_free(clip);
     skf_gltf_free(doc);
 
     char args[2048], gif[300], png[300];

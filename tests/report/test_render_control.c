@@ -3,7 +3,7 @@
  * colormap's zero bin — checked on the image's pixels inside the panel
  * surface's mask (every supersample covered), on every frame. */
 #include "check.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 
 static const char *const animals[] = {"Horse", "Deer", "Fox", "Wolf", "Cow", "Alpaca"};
 
@@ -20,27 +20,27 @@ int main(void)
         if (!path)
             continue;
         skf_gltf *doc = NULL;
-        skf_render_clip *clip = NULL;
+        skf_heatmap *clip = NULL;
         skf_renderer *r = NULL;
         CHECK(skf_gltf_load(path, &doc, NULL, &err) == SKF_OK);
         if (doc)
-            CHECK_MSG(skf_render_clip_new(doc, "Walk", 0, &clip, NULL, &err) == SKF_OK, "%s", err.message);
+            CHECK_MSG(skf_heatmap_play(doc, "Walk", 0, &clip, NULL, &err) == SKF_OK, "%s", err.message);
         if (clip)
-            CHECK_MSG(skf_render_clip_add_control(clip, NULL, &err) == SKF_OK, "%s", err.message);
-        if (!clip || skf_render_clip_rig_count(clip) != 1) {
-            skf_render_clip_free(clip);
+            CHECK_MSG(skf_heatmap_add_control(clip, NULL, &err) == SKF_OK, "%s", err.message);
+        if (!clip || skf_heatmap_rig_count(clip) != 1) {
+            skf_heatmap_free(clip);
             skf_gltf_free(doc);
             continue;
         }
         /* the control panel alone (with its ground-truth silhouette), as drawn
          * in the full image: same renderer, one panel */
-        skf_render_scene one = *skf_render_clip_scene(clip);
+        skf_render_scene one = *skf_heatmap_scene(clip);
         one.panels += 1;
         one.panel_count = 1;
         skf_render_options opt = {.width = 280, .height = 240};
         CHECK(skf_renderer_new(&one, &opt, &r, &err) == SKF_OK);
         if (!r) {
-            skf_render_clip_free(clip);
+            skf_heatmap_free(clip);
             skf_gltf_free(doc);
             continue;
         }
@@ -51,10 +51,10 @@ int main(void)
         CHECK(skf_image_init(&img, W, H, 0, &err) == SKF_OK);
         uint8_t *cov = skf_malloc((size_t)W * H);
         skf_render_aux aux = {cov, NULL};
-        size_t F = skf_render_clip_frame_count(clip), inside = 0, bad = 0, partial = 0;
+        size_t F = skf_heatmap_frame_count(clip), inside = 0, bad = 0, partial = 0;
         double max_pct = 0;
         for (size_t f = 0; f < F; ++f) {
-            max_pct = fmax(max_pct, skf_render_clip_rig_frame_max_pct(clip, 0, f));
+            max_pct = fmax(max_pct, skf_heatmap_rig_metrics(clip, 0)->frame_max_pct[f]);
             CHECK(skf_render_frame(r, f, &img, &aux, &err) == SKF_OK);
             for (int y = py; y < py + ph; ++y)
                 for (int x = px; x < px + pw; ++x) {
@@ -77,7 +77,7 @@ int main(void)
         skf_free(cov);
         skf_image_release(&img);
         skf_renderer_free(r);
-        skf_render_clip_free(clip);
+        skf_heatmap_free(clip);
         skf_gltf_free(doc);
     }
     return skf_test_done();
