@@ -206,6 +206,13 @@ void skf_skin(const skf_rig *rig, const skf_pose *pose, double *out, int threads
  * means the clip's key rate (30 when the clip has no rate). */
 double skf_clip_frame_fps(const skf_clip *clip, double fps);
 size_t skf_clip_frame_count(const skf_clip *clip, double fps);
+/* Both of the above, checked: the frames a clip is sampled into at fps, refused
+ * (never cut short) past the frames limit — SKF_ERR_LIMIT "37 frames at 30 fps
+ * exceed the limit frames=5 …", unprefixed (callers name the clip and file),
+ * also for a non-finite fps. *frames, *fps_out: the count and rate. The one
+ * frame-count check of every clip sampling (skf_rig_bake, the transfer). */
+skf_status skf_clip_frames(const skf_clip *clip, double fps, size_t *frames, double *fps_out,
+                           skf_error *err);
 
 /* Sample clip on rig into a new sequence of world positions (N vertices,
  * frame_count frames, fps, start_time = clip->start, triangles copied).

@@ -4,6 +4,7 @@
  * the per-vertex errors those metrics were computed from). Nothing is solved
  * or measured here. */
 #include "skinfit/report.h"
+#include "skinfit/rig.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,9 +74,9 @@ skf_status skf_report_transfer_html(const char *path, const char *source_path,
         if (!st) {
             const skf_render_scene *sc = skf_heatmap_scene(rc);
             size_t frame = skf_heatmap_worst_frame(rc);
-            const char *bar = strrchr(c->name, '|');
+            const char *short_name = skf_clip_short_name(c->name);
             char title[300];
-            snprintf(title, sizeof title, "%s · %s", src_name, bar ? bar + 1 : c->name);
+            snprintf(title, sizeof title, "%s · %s", src_name, short_name);
             skf_render_options ro = {.width = size_w, .height = size_h, .title = title};
             skf_renderer *r2 = NULL;
             st = skf_renderer_new(sc, &ro, &r2, err);
@@ -89,7 +90,7 @@ skf_status skf_report_transfer_html(const char *path, const char *source_path,
                      "%s, frame %zu of %zu (the frame with the largest vertex error): artist's "
                      "ground truth, then each run's surface coloured by vertex error over the "
                      "ground truth's dark silhouette",
-                     bar ? bar + 1 : c->name, frame, c->frames);
+                     short_name, frame, c->frames);
             caption_ptrs[ci] = captions[ci];
             hc[ci].images = &images[ci];
             hc[ci].captions = &caption_ptrs[ci];

@@ -98,3 +98,18 @@ size_t skf_clip_frame_count(const skf_clip *clip, double fps)
         return ceiling;
     return (size_t)n + 1;
 }
+
+skf_status skf_clip_frames(const skf_clip *clip, double fps, size_t *frames, double *fps_out,
+                           skf_error *err)
+{
+    *fps_out = skf_clip_frame_fps(clip, fps);
+    *frames = 0;
+    if (!isfinite(*fps_out))
+        return skf_fail(err, SKF_ERR_LIMIT, "%.6g s at %.6g fps: frames exceed %s", clip->duration, *fps_out,
+                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+    *frames = skf_clip_frame_count(clip, *fps_out);
+    if (*frames > skf_limit(SKF_LIMIT_FRAMES))
+        return skf_fail(err, SKF_ERR_LIMIT, "%zu frames at %.6g fps exceed %s", *frames, *fps_out,
+                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+    return SKF_OK;
+}

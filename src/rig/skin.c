@@ -190,12 +190,12 @@ skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, in
                         const skf_progress *progress, skf_meshseq **out, skf_error *err)
 {
     *out = NULL;
-    fps = skf_clip_frame_fps(clip, fps);
-    size_t frames = isfinite(fps) ? skf_clip_frame_count(clip, fps) : 0;
-    if (!isfinite(fps) || frames > skf_limit(SKF_LIMIT_FRAMES))
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: %.6g s at %.6g fps: frames exceed %s",
-                        clip->name ? clip->name : "clip", clip->duration, fps,
-                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+    size_t frames;
+    skf_status st = skf_clip_frames(clip, fps, &frames, &fps, err);
+    if (st) {
+        skf_error_prefix(err, "%s", clip->name ? clip->name : "clip");
+        return st;
+    }
     if (rig->vertex_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: the rig has no vertices",
                         clip->name ? clip->name : "clip");
@@ -215,7 +215,7 @@ skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, in
         s->triangle_count = rig->triangle_count;
     }
     skf_pose pose;
-    skf_status st = skf_pose_init(&pose, rig, err);
+    st = skf_pose_init(&pose, rig, err);
     if (st) {
         skf_meshseq_free(s);
         return st;

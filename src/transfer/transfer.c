@@ -309,8 +309,8 @@ static const char *clip_list_of(const skf_gltf *doc, char *b, size_t cap)
         if (!n) {
             snprintf(tmp, sizeof tmp, "#%zu", a);
             n = tmp;
-        } else if (strrchr(n, '|')) {
-            n = strrchr(n, '|') + 1;
+        } else {
+            n = skf_clip_short_name(n);
         }
         int w = snprintf(b + len, cap - len, "%s%s", len ? ", " : "", n);
         if (w < 0 || (size_t)w >= cap - len) {
@@ -374,10 +374,8 @@ static void warn_cap(const skf_transfer_clip *c, const skf_transfer_metrics *m, 
 {
     if (!m->present || !m->frames_at_cap)
         return;
-    const char *name = c->name ? c->name : "clip";
-    const char *bar = strrchr(name, '|'); /* "AnimalArmature|Walk" -> "Walk" */
     skf_warn(w, "solver: %s: %s: %zu of %zu frames stopped at the %s cap %s=%d (raise it with %s N)",
-             bar ? bar + 1 : name, run, m->frames_at_cap, c->frames,
+             skf_clip_short_name(c->name ? c->name : "clip"), run, m->frames_at_cap, c->frames,
              lm ? "iteration" : "sweep", lm ? "max_lm_iterations" : "max_sweeps", m->iteration_cap,
              lm ? "--max-lm-iterations" : "--max-sweeps");
 }
@@ -556,16 +554,10 @@ static skf_status play_source(skf_transfer *t, const char *clip_name, skf_transf
                       doc_name(sd), a, clip_name);
         goto done;
     }
-    double fps = skf_clip_frame_fps(clip, t->opt.fps);
-    size_t F = skf_clip_frame_count(clip, t->opt.fps);
-    if (F == 0) {
-        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations[%d] ('%s'): the clip has no frames", doc_name(sd), a,
-                      clip_name);
-        goto done;
-    }
-    if (F > skf_limit(SKF_LIMIT_FRAMES)) {
-        st = skf_fail(err, SKF_ERR_LIMIT, "%s: animations[%d] ('%s'): %zu frames at %.6g fps exceed %s",
-                      doc_name(sd), a, clip_name, F, fps, skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+    double fps;
+    size_t F;
+    if ((st = skf_clip_frames(clip, t->opt.fps, &F, &fps, err))) {
+        skf_error_prefix(err, "%s: animations[%d] ('%s')", doc_name(sd), a, clip_name);
         goto done;
     }
     out->name = skf_strdup(sd->animations[a].name ? sd->animations[a].name : clip_name);
