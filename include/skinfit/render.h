@@ -158,11 +158,6 @@ skf_status skf_render_write(const skf_render_scene *scene, const skf_render_opti
                             const size_t *frames, size_t frame_count, double fps,
                             const char *path, const skf_progress *progress, skf_error *err);
 
-/* Parse a frame list: "all" (→ 0..frame_count-1) or comma-separated indices
- * and inclusive ranges "0,5,10-12" (each < frame_count). *out is skf_malloc'ed. */
-skf_status skf_render_parse_frames(const char *spec, size_t frame_count, size_t **out,
-                                   size_t *out_count, skf_error *err);
-
 #ifdef __cplusplus
 }
 #endif

@@ -198,17 +198,6 @@ int main(void)
     unlink(gif_path);
     unlink(png_path);
 
-    /* frame lists */
-    size_t *fl, fn;
-    CHECK(skf_render_parse_frames("0,2-3", 4, &fl, &fn, &err) == SKF_OK && fn == 3 && fl[2] == 3);
-    skf_free(fl);
-    CHECK(skf_render_parse_frames("all", 4, &fl, &fn, &err) == SKF_OK && fn == 4);
-    skf_free(fl);
-    CHECK(skf_render_parse_frames("1-5", 4, &fl, &fn, &err) == SKF_ERR_ARGUMENT);
-    CHECK(skf_render_parse_frames("x", 4, &fl, &fn, &err) == SKF_ERR_ARGUMENT);
-    CHECK(skf_render_parse_frames("1,", 4, &fl, &fn, &err) == SKF_OK && fn == 1);
-    skf_free(fl);
-
     /* bad input */
     skf_renderer *bad;
     tris[5] = NV + 3;

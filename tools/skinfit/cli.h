@@ -41,6 +41,11 @@ bool cli_parse_double(const char *s, double *out);
 /* argv joined into one shell-quoted line (for reports: the command that made
  * them). skf_malloc'ed; NULL when out of memory. */
 char *cli_command_line(int argc, char *const *argv);
+/* A frame list (render --frames, tools/skinfit/cli_frames.c): "all" (→
+ * 0..frame_count-1) or comma-separated indices and inclusive ranges
+ * "0,5,10-12" (each < frame_count). *out is skf_malloc'ed. */
+skf_status cli_parse_frames(const char *spec, size_t frame_count, size_t **out, size_t *out_count,
+                            skf_error *err);
 /* s ends with suffix, ASCII case-insensitively (".GLB" matches ".glb"). */
 bool cli_ends_with(const char *s, const char *suffix);
 

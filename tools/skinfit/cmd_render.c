@@ -289,12 +289,12 @@ int cmd_render(int argc, char **argv)
         goto fail;
     size_t F = skf_heatmap_frame_count(clip);
     if (frames_spec) {
-        if ((st = skf_render_parse_frames(frames_spec, F, &frames, &nframes, &err))) {
+        if ((st = cli_parse_frames(frames_spec, F, &frames, &nframes, &err))) {
             rc = cli_usage_error("render", "--frames: %s", err.message);
             goto cleanup;
         }
     } else if (gif) {
-        if ((st = skf_render_parse_frames("all", F, &frames, &nframes, &err)))
+        if ((st = cli_parse_frames("all", F, &frames, &nframes, &err)))
             goto fail;
     } else {
         frames = skf_malloc(sizeof *frames);
