@@ -11,14 +11,7 @@
 
 int skf_colormap_bin(double error_pct)
 {
-    if (isnan(error_pct))
-        return SKF_COLORMAP_BINS - 1;
-    if (error_pct <= 0)
-        return 0;
-    double k = floor(error_pct / SKF_COLORMAP_BIN_PCT);
-    if (k >= SKF_COLORMAP_BINS - 1)
-        return SKF_COLORMAP_BINS - 1;
-    return (int)k;
+    return skfi_colormap_bin(error_pct);
 }
 
 /* HSV (h degrees, s = v = 1) to 8-bit RGB. */

@@ -82,11 +82,14 @@ void skfi_raster_clear(skfi_raster *r, uint32_t rgba)
 {
     size_t n = (size_t)r->w * (size_t)r->h;
     uint8_t c[3] = {(uint8_t)(rgba >> 24), (uint8_t)(rgba >> 16), (uint8_t)(rgba >> 8)};
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i)
         r->depth[i] = INFINITY;
-        r->layer[i] = 0;
-        memcpy(r->rgb + 3 * i, c, 3);
-    }
+    memset(r->layer, 0, n);
+    if (c[0] == c[1] && c[1] == c[2])
+        memset(r->rgb, c[0], 3 * n);
+    else
+        for (size_t i = 0; i < n; ++i)
+            memcpy(r->rgb + 3 * i, c, 3);
 }
 
 static inline double edge(double ax, double ay, double bx, double by, double px, double py)
@@ -94,7 +97,33 @@ static inline double edge(double ax, double ay, double bx, double by, double px,
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
 
-/* Visit the samples inside triangle (a, b, c): calls body with barycentrics. */
+/* Conservative column range [*lo, *hi] of row py (sample centre) where the
+ * edge (p, q) can hold the inside of a triangle of orientation sign s: the
+ * exact per-sample test stays the criterion; this only skips samples that are
+ * at least 2 samples outside the edge's line (rounding is ~1e-12 samples). A
+ * near-horizontal edge (|dy| <= 1e-6 samples) leaves the range unchanged. */
+static inline void edge_span(double px, double py, double qx, double qy, double s, double row_y, int *lo,
+                             int *hi)
+{
+    double dx = qx - px, dy = qy - py;
+    if (!(fabs(dy) > 1e-6))
+        return;
+    /* inside: s·(dx·(row_y − py) − dy·(x − px)) >= 0 */
+    double cross = px + dx * (row_y - py) / dy; /* x where the edge crosses the row */
+    if (s * dy > 0) {
+        double b = floor(cross - 0.5) + 2;      /* x <= cross */
+        if (b < *hi)
+            *hi = b < *lo - 1 ? *lo - 1 : (int)b;
+    } else {
+        double b = ceil(cross - 0.5) - 2;       /* x >= cross */
+        if (b > *lo)
+            *lo = b > *hi + 1 ? *hi + 1 : (int)b;
+    }
+}
+
+/* Visit the samples inside triangle (a, b, c): calls body with barycentrics.
+ * Per row, the columns are first narrowed to the triangle's conservative span
+ * (edge_span), then each sample is tested exactly as before. */
 #define RASTER_TRIANGLE(R, A, B, C, BODY)                                                    \
     do {                                                                                    \
         double area_ = edge(A.x, A.y, B.x, B.y, C.x, C.y);                                  \
@@ -106,10 +135,14 @@ static inline double edge(double ax, double ay, double bx, double by, double px,
         int y0_ = (int)fmax(0.0, ceil(miny_ - 0.5)), y1_ = (int)fmin(R->h - 1.0, floor(maxy_ - 0.5)); \
         if (x0_ > x1_ || y0_ > y1_)                                                         \
             break;                                                                          \
-        double inv_ = 1.0 / area_;                                                          \
+        double inv_ = 1.0 / area_, sgn_ = area_ > 0 ? 1.0 : -1.0;                           \
         for (int sy_ = y0_; sy_ <= y1_; ++sy_) {                                            \
             double py_ = sy_ + 0.5;                                                         \
-            for (int sx_ = x0_; sx_ <= x1_; ++sx_) {                                        \
+            int lo_ = x0_, hi_ = x1_;                                                       \
+            edge_span(B.x, B.y, C.x, C.y, sgn_, py_, &lo_, &hi_);                           \
+            edge_span(C.x, C.y, A.x, A.y, sgn_, py_, &lo_, &hi_);                           \
+            edge_span(A.x, A.y, B.x, B.y, sgn_, py_, &lo_, &hi_);                           \
+            for (int sx_ = lo_; sx_ <= hi_; ++sx_) {                                        \
                 double px_ = sx_ + 0.5;                                                     \
                 double b0 = edge(B.x, B.y, C.x, C.y, px_, py_) * inv_;                      \
                 double b1 = edge(C.x, C.y, A.x, A.y, px_, py_) * inv_;                      \
@@ -156,7 +189,7 @@ void skfi_raster_surface(skfi_raster *r, const skfi_screen_vertex *v, const uint
             double s = b0 * a.shade + b1 * b.shade + b2 * cc.shade;
             const uint8_t *base = neutral;
             if (!neutral_tri)
-                base = bins[skf_colormap_bin(b0 * a.err_pct + b1 * b.err_pct + b2 * cc.err_pct)];
+                base = bins[skfi_colormap_bin(b0 * a.err_pct + b1 * b.err_pct + b2 * cc.err_pct)];
             uint8_t *dst = r->rgb + 3 * idx;
             dst[0] = skfi_shade8(base[0], s);
             dst[1] = skfi_shade8(base[1], s);

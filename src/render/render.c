@@ -31,6 +31,9 @@ struct skf_renderer {
     size_t *weld_count;
     size_t max_vertices, max_weld;
     thread_scratch *scratch;
+    skfi_raster sil;              /* the ground truth's silhouette of the frame being drawn, the same
+                                     for every panel (one camera): drawn once per frame, copied into
+                                     each panel that shows it (allocated when any panel does) */
 };
 
 bool skf_render_view_parse(const char *s, skf_render_view *out)
@@ -229,6 +232,9 @@ void skf_renderer_free(skf_renderer *r)
             skf_free(s->weld_sums);
         }
     skf_free(r->scratch);
+    skf_free(r->sil.depth);
+    skf_free(r->sil.rgb);
+    skf_free(r->sil.layer);
     if (r->weld)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
             skf_free(r->weld[k]);
@@ -401,6 +407,21 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
             goto fail;
         }
     }
+    bool silhouettes = false;
+    for (size_t k = 0; k < P; ++k)
+        silhouettes |= r->panels[k].silhouette;
+    if (silhouettes) {
+        r->sil.w = r->panel_w * S;
+        r->sil.h = r->panel_h * S;
+        size_t ns = (size_t)r->sil.w * (size_t)r->sil.h;
+        r->sil.depth = skf_malloc_array(ns, sizeof(float));
+        r->sil.rgb = skf_malloc_array(ns, 3);
+        r->sil.layer = skf_malloc_array(ns, 1);
+        if (!r->sil.depth || !r->sil.rgb || !r->sil.layer) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %zu samples", ns);
+            goto fail;
+        }
+    }
     if ((st = skf_image_init(&r->base, W, H, SKF_RENDER_BACKGROUND, err)))
         goto fail;
     if ((st = draw_static(r, opt.title, err)))
@@ -456,12 +477,13 @@ static void draw_panel(const skf_renderer *r, size_t k, size_t frame, thread_scr
                        skf_image *img, const skf_render_aux *aux)
 {
     const skf_render_panel *p = &r->panels[k];
-    skfi_raster_clear(&s->raster, SKF_RENDER_BACKGROUND);
     if (p->silhouette) {
-        const skf_render_surface *g = r->scene.ground_truth;
-        to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, s->verts);
-        skfi_raster_silhouette(&s->raster, s->verts, g->triangles, g->triangle_count,
-                               SKF_RENDER_SILHOUETTE);
+        size_t ns = (size_t)s->raster.w * (size_t)s->raster.h;
+        memcpy(s->raster.depth, r->sil.depth, ns * sizeof(float));
+        memcpy(s->raster.rgb, r->sil.rgb, ns * 3);
+        memcpy(s->raster.layer, r->sil.layer, ns);
+    } else {
+        skfi_raster_clear(&s->raster, SKF_RENDER_BACKGROUND);
     }
     const skf_render_surface *sf = &p->surface;
     const double *pos = sf->positions + frame * 3 * sf->vertex_count;
@@ -500,6 +522,13 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
     if (aux && aux->depth)
         for (size_t i = 0; i < (size_t)r->width * (size_t)r->height; ++i)
             aux->depth[i] = INFINITY;
+    if (r->sil.depth) {
+        const skf_render_surface *g = r->scene.ground_truth;
+        skfi_screen_vertex *v = r->scratch[0].verts; /* free until the panels are drawn */
+        skfi_raster_clear(&r->sil, SKF_RENDER_BACKGROUND);
+        to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, v);
+        skfi_raster_silhouette(&r->sil, v, g->triangles, g->triangle_count, SKF_RENDER_SILHOUETTE);
+    }
     int P = (int)r->scene.panel_count;
 #pragma omp parallel for num_threads(r->threads) schedule(dynamic, 1)
     for (int k = 0; k < P; ++k)

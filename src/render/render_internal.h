@@ -25,6 +25,20 @@ static inline uint8_t skfi_shade8(uint8_t c, double s)
 
 void skfi_colormap_rgb(int bin, uint8_t rgb[3]);
 
+/* skf_colormap_bin (colormap.c documents the rule), inline for the
+ * rasteriser's per-sample lookup. */
+static inline int skfi_colormap_bin(double error_pct)
+{
+    if (isnan(error_pct))
+        return SKF_COLORMAP_BINS - 1;
+    if (error_pct <= 0)
+        return 0;
+    double k = floor(error_pct / SKF_COLORMAP_BIN_PCT);
+    if (k >= SKF_COLORMAP_BINS - 1)
+        return SKF_COLORMAP_BINS - 1;
+    return (int)k;
+}
+
 /* Orthographic camera: view-plane coordinates x = p·right, y = p·up, depth =
  * p·dir (increasing away from the viewer); pixel = origin + scale·(x − cx,
  * −(y − cy)) inside the panel. */
