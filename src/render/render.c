@@ -217,6 +217,25 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
 
 /* ---- construction ------------------------------------------------------ */
 
+/* Sample buffers of w × h samples: the sample count, 0 when out of memory. */
+static size_t raster_alloc(skfi_raster *r, int w, int h)
+{
+    r->w = w;
+    r->h = h;
+    size_t ns = (size_t)w * (size_t)h;
+    r->depth = skf_malloc_array(ns, sizeof(float));
+    r->rgb = skf_malloc_array(ns, 3);
+    r->layer = skf_malloc_array(ns, 1);
+    return r->depth && r->rgb && r->layer ? ns : 0;
+}
+
+static void raster_release(skfi_raster *r)
+{
+    skf_free(r->depth);
+    skf_free(r->rgb);
+    skf_free(r->layer);
+}
+
 void skf_renderer_free(skf_renderer *r)
 {
     if (!r)
@@ -224,17 +243,13 @@ void skf_renderer_free(skf_renderer *r)
     if (r->scratch)
         for (int t = 0; t < r->threads; ++t) {
             thread_scratch *s = &r->scratch[t];
-            skf_free(s->raster.depth);
-            skf_free(s->raster.rgb);
-            skf_free(s->raster.layer);
+            raster_release(&s->raster);
             skf_free(s->verts);
             skf_free(s->normals);
             skf_free(s->weld_sums);
         }
     skf_free(r->scratch);
-    skf_free(r->sil.depth);
-    skf_free(r->sil.rgb);
-    skf_free(r->sil.layer);
+    raster_release(&r->sil);
     if (r->weld)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
             skf_free(r->weld[k]);
@@ -392,35 +407,23 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
 
     for (int t = 0; t < r->threads; ++t) {
         thread_scratch *s = &r->scratch[t];
-        s->raster.w = r->panel_w * S;
-        s->raster.h = r->panel_h * S;
-        size_t ns = (size_t)s->raster.w * (size_t)s->raster.h;
-        s->raster.depth = skf_malloc_array(ns, sizeof(float));
-        s->raster.rgb = skf_malloc_array(ns, 3);
-        s->raster.layer = skf_malloc_array(ns, 1);
+        size_t ns = raster_alloc(&s->raster, r->panel_w * S, r->panel_h * S);
         s->verts = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, sizeof *s->verts);
         s->normals = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, 3 * sizeof(double));
         s->weld_sums = skf_malloc_array(r->max_weld ? r->max_weld : 1, 3 * sizeof(double));
-        if (!s->raster.depth || !s->raster.rgb || !s->raster.layer || !s->verts || !s->normals ||
-            !s->weld_sums) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %zu samples", ns);
+        if (!ns || !s->verts || !s->normals || !s->weld_sums) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
+                          r->panel_h * S);
             goto fail;
         }
     }
     bool silhouettes = false;
     for (size_t k = 0; k < P; ++k)
         silhouettes |= r->panels[k].silhouette;
-    if (silhouettes) {
-        r->sil.w = r->panel_w * S;
-        r->sil.h = r->panel_h * S;
-        size_t ns = (size_t)r->sil.w * (size_t)r->sil.h;
-        r->sil.depth = skf_malloc_array(ns, sizeof(float));
-        r->sil.rgb = skf_malloc_array(ns, 3);
-        r->sil.layer = skf_malloc_array(ns, 1);
-        if (!r->sil.depth || !r->sil.rgb || !r->sil.layer) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %zu samples", ns);
-            goto fail;
-        }
+    if (silhouettes && !raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S)) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
+                      r->panel_h * S);
+        goto fail;
     }
     if ((st = skf_image_init(&r->base, W, H, SKF_RENDER_BACKGROUND, err)))
         goto fail;

@@ -901,20 +901,24 @@ skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_tra
     return st;
 }
 
+/* A clip call without progress under the session's thread count. */
+static skf_status with_threads(skf_status (*call)(skf_transfer *, const char *, skf_transfer_clip *, skf_error *),
+                               skf_transfer *t, const char *clip_name, skf_transfer_clip *out, skf_error *err)
+{
+    int saved = threads_push(t->opt.threads);
+    skf_status st = call(t, clip_name, out, err);
+    omp_set_num_threads(saved);
+    return st;
+}
+
 skf_status skf_transfer_sample_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
                                     skf_error *err)
 {
-    int saved = threads_push(t->opt.threads);
-    skf_status st = transfer_sample_clip(t, clip_name, out, err);
-    omp_set_num_threads(saved);
-    return st;
+    return with_threads(transfer_sample_clip, t, clip_name, out, err);
 }
 
 skf_status skf_transfer_measure_baked(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
                                       skf_error *err)
 {
-    int saved = threads_push(t->opt.threads);
-    skf_status st = transfer_measure_baked(t, clip_name, out, err);
-    omp_set_num_threads(saved);
-    return st;
+    return with_threads(transfer_measure_baked, t, clip_name, out, err);
 }
