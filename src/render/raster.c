@@ -10,6 +10,7 @@
  * the colour is exactly that vertex's bin. Shading multiplies the bin colour
  * by a scalar, which keeps its hue (see colormap.c). */
 #include "render/render_internal.h"
+#include "skinfit/math.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -20,13 +21,6 @@ static void normalize3(double v[3])
     double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (n > 0)
         v[0] /= n, v[1] /= n, v[2] /= n;
-}
-
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 void skfi_camera_basis(skf_render_view view, const double lo[3], const double hi[3],
@@ -65,9 +59,9 @@ void skfi_camera_basis(skf_render_view view, const double lo[3], const double hi
     }
     normalize3(dir);
     double right[3], up[3];
-    cross3(dir, up_hint, right);
+    skf_cross3(right, dir, up_hint);
     normalize3(right);
-    cross3(right, dir, up);
+    skf_cross3(up, right, dir);
     normalize3(up);
     memcpy(cam->dir, dir, sizeof dir);
     memcpy(cam->right, right, sizeof right);
@@ -250,7 +244,7 @@ void skfi_vertex_normals(const double *pos, size_t n, const uint32_t *tri, size_
         double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
         double fn[3];
-        cross3(e1, e2, fn); /* |fn| = 2·area: area weighting */
+        skf_cross3(fn, e1, e2); /* |fn| = 2·area: area weighting */
         for (int k = 0; k < 3; ++k) {
             double *dst = scratch + 3 * (size_t)weld[tri[3 * t + (size_t)k]];
             dst[0] += fn[0], dst[1] += fn[1], dst[2] += fn[2];
