@@ -120,7 +120,7 @@ int tr_command(int argc, char **argv, bool control_only)
             }
             report = v;
             ++i;
-        } else if (!strcmp(a, "--html")) { /* render engineer: skf_render_transfer_html */
+        } else if (!strcmp(a, "--html")) { /* skf_report_transfer_html (report.h) */
             if (!v) {
                 rc = cli_usage_error(cmd, "--html needs a file name");
                 goto out;
