@@ -13,7 +13,12 @@
  * (x, y, z, w) — see skinfit/math.h.
  *
  * Ownership: skf_gltf_load returns a document owned by the caller, freed with
- * skf_gltf_free (frees everything reachable from it).
+ * skf_gltf_free (frees everything reachable from it). Bytes served by a file
+ * callback stay the callback's (skf_gltf_file_options).
+ *
+ * Sources: gltf_read.c (parser, entry points), gltf_json.c (JSON getters),
+ * gltf_buffers.c (buffers, URIs, file callbacks), gltf_accessor.c, glb.c,
+ * base64.c, gltf_query.c; gltf_build.c and gltf_write.c for writing.
  */
 #ifndef SKINFIT_GLTF_H
 #define SKINFIT_GLTF_H
@@ -166,10 +171,48 @@ typedef struct skf_gltf {
     int scene;              /* default scene, -1 when absent */
 } skf_gltf;
 
+/* ---- reading -----------------------------------------------------------
+ *
+ * Where the reader gets file bytes: the document itself (skf_gltf_load*,
+ * not skf_gltf_load_memory*) and every external buffer, buffers[i].uri that
+ * is not a data: URI. The URI is a relative reference resolved against the
+ * document's folder and percent-decoded (absolute paths, schemes and %00 are
+ * refused before any read), so path is "<folder>/<decoded uri>".
+ *
+ * read: return SKF_OK with *data pointing at the whole file (*size bytes;
+ *   NULL allowed for 0 bytes), or an error status (SKF_ERR_IO for a missing
+ *   file, SKF_ERR_LIMIT, ...) with err->message describing the failure
+ *   without the path (the reader writes "<document>: buffers[2].uri: <path>:
+ *   <message>"; an empty message reads "the file callback failed").
+ *   max_size is the file-bytes limit: the callback may refuse larger files,
+ *   and the reader refuses them anyway (SKF_ERR_LIMIT).
+ * release: called once for every read that returned SKF_OK, with the same
+ *   data and size, before the load call returns (whether the load succeeds
+ *   or not); the reader has copied what it keeps. NULL: nothing is called
+ *   (the bytes stay the callback's, e.g. static or owned elsewhere).
+ * user: passed to both untouched.
+ * read NULL: files are read from disk (skf_read_file_limited); release is
+ *   then not called. The callbacks run on the loading thread, only during
+ *   the load call. Same shape as cgltf's cgltf_file_options. */
+typedef struct skf_gltf_file_options {
+    skf_status (*read)(void *user, const char *path, size_t max_size, const uint8_t **data,
+                       size_t *size, skf_error *err);
+    void (*release)(void *user, const uint8_t *data, size_t size);
+    void *user;
+} skf_gltf_file_options;
+
+/* Options of a load; a zeroed struct (or a NULL pointer) means the defaults. */
+typedef struct skf_gltf_load_options {
+    skf_gltf_file_options file;
+} skf_gltf_load_options;
+
 /* Load .gltf or .glb (by content: GLB magic, else JSON). External buffers and
  * images resolve relative to the file's folder. Errors name file and place:
  * "Horse.glb: accessors[12].bufferView: 40 out of range (31 bufferViews)". */
 skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warnings, skf_error *err);
+/* Same with options (NULL: defaults); path is read through options->file. */
+skf_status skf_gltf_load_opts(const char *path, const skf_gltf_load_options *options,
+                              skf_gltf **out, skf_warnings *warnings, skf_error *err);
 
 /* Same from memory; name is used in messages; base_dir resolves external URIs
  * (NULL: external URIs are an error). Safe on arbitrary bytes (fuzzed:
@@ -177,6 +220,11 @@ skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warning
 skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
                                 const char *base_dir, skf_gltf **out, skf_warnings *warnings,
                                 skf_error *err);
+/* Same with options (NULL: defaults): external buffers go through
+ * options->file. */
+skf_status skf_gltf_load_memory_opts(const void *data, size_t size, const char *name,
+                                     const char *base_dir, const skf_gltf_load_options *options,
+                                     skf_gltf **out, skf_warnings *warnings, skf_error *err);
 
 void skf_gltf_free(skf_gltf *doc);
 
@@ -195,6 +243,8 @@ skf_status skf_gltf_accessor_read(const skf_gltf *doc, int accessor, double *out
 /* Integer view (indices, JOINTS_n): components must be integer typed. */
 skf_status skf_gltf_accessor_read_uint(const skf_gltf *doc, int accessor, uint32_t *out,
                                        skf_error *err);
+
+/* ---- queries (src/io/gltf_query.c) --------------------------------------- */
 
 /* Node local_to_parent matrix from TRS or matrix. */
 void skf_gltf_node_local_matrix(const skf_gltf_node *node, double local_to_parent[16]);

@@ -1,4 +1,6 @@
-/* glTF 2.0 reader: JSON tree -> range-checked typed views (skinfit/gltf.h).
+/* glTF reader, part 3 of 3: the parser, JSON tree -> range-checked typed
+ * views (skinfit/gltf.h), and the load entry points. The JSON getters are in
+ * gltf_json.c, buffer and URI loading in gltf_buffers.c.
  *
  * Reference: Khronos glTF 2.0 specification (buffers, bufferViews, accessors,
  * meshes, nodes, skins, animations, scenes; "Properties Reference" for every
@@ -25,286 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PLACE_MAX 320
-
-typedef struct parser {
-    skf_gltf *doc;
-    const char *name;
-    skf_warnings *warn;
-    skf_error *err;
-    bool quantized;         /* KHR_mesh_quantization in extensionsUsed */
-    uint8_t *acc_flags;     /* per accessor: which content checks already ran */
-    int64_t *acc_max;       /* per accessor: largest integer value, -1 = not computed */
-    size_t skin_json_count; /* skins in the JSON (nodes reference skins before they are parsed) */
-} parser;
-
 enum { ACC_FINITE = 1, ACC_INCREASING = 2 };
-
-static skf_status fail(parser *p, skf_status st, const char *place, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static skf_status fail(parser *p, skf_status st, const char *place, const char *fmt, ...)
-{
-    char what[SKF_ERROR_MESSAGE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return skf_fail(p->err, st, "%s: %s: %s", p->name, place, what);
-}
-
-/* Format a place (JSON path) into a PLACE_MAX buffer, truncating if needed. */
-static void mkplace(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void mkplace(char *out, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out, PLACE_MAX, fmt, ap);
-    va_end(ap);
-}
-
-static skf_status nomem(parser *p, const char *place)
-{
-    return fail(p, SKF_ERR_NOMEM, place, "out of memory");
-}
-
-/* fail() at member `key` of place: "<place>.<key>". */
-static skf_status fail_at(parser *p, skf_status st, const char *place, const char *key,
-                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static skf_status fail_at(parser *p, skf_status st, const char *place, const char *key,
-                          const char *fmt, ...)
-{
-    char pl[PLACE_MAX], what[SKF_ERROR_MESSAGE_MAX];
-    mkplace(pl, "%s.%s", place, key);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return fail(p, st, pl, "%s", what);
-}
-
-/* A top-level array's storage: json_array_size(arr) zeroed elements of esize
- * bytes, their number in *count (untouched when the array is empty or absent:
- * then NULL is returned with *st = SKF_OK). */
-static void *alloc_top(parser *p, json_t *arr, const char *key, size_t esize, size_t *count,
-                       skf_status *st)
-{
-    size_t n = json_array_size(arr);
-    void *all = n ? skf_calloc(n, esize) : NULL;
-    *st = n && !all ? nomem(p, key) : SKF_OK;
-    if (all)
-        *count = n;
-    return all;
-}
-
-/* Element i of the top-level array `key`, which must be an object; place is
- * set to "<key>[i]". */
-static skf_status get_element(parser *p, json_t *arr, const char *key, size_t i, char *place,
-                              json_t **out)
-{
-    mkplace(place, "%s[%zu]", key, i);
-    *out = json_array_get(arr, i);
-    if (!json_is_object(*out))
-        return fail(p, SKF_ERR_FORMAT, place, "expected an object");
-    return SKF_OK;
-}
-
-/* ---- JSON helpers ------------------------------------------------------- */
-
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
-
-/* Optional member of a given JSON type; *out NULL when absent. */
-static skf_status get_typed(parser *p, json_t *obj, const char *key, const char *place,
-                            json_type type, const char *type_name, bool required, json_t **out)
-{
-    *out = NULL;
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (!required)
-            return SKF_OK;
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s%s%s", place, *place ? "." : "", key);
-        return fail(p, SKF_ERR_FORMAT, pl, "missing (required)");
-    }
-    if (json_typeof(v) != type) {
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s%s%s", place, *place ? "." : "", key);
-        return fail(p, SKF_ERR_FORMAT, pl, "expected %s, found %s", type_name, json_kind(v));
-    }
-    *out = v;
-    return SKF_OK;
-}
-
-static skf_status get_array(parser *p, json_t *obj, const char *key, const char *place,
-                            bool required, json_t **out)
-{
-    return get_typed(p, obj, key, place, JSON_ARRAY, "an array", required, out);
-}
-
-static skf_status get_object(parser *p, json_t *obj, const char *key, const char *place,
-                             bool required, json_t **out)
-{
-    return get_typed(p, obj, key, place, JSON_OBJECT, "an object", required, out);
-}
-
-/* An integer JSON value (integral reals accepted) in [lo, hi]. */
-static skf_status as_integer(parser *p, json_t *v, const char *pl, long long lo, long long hi,
-                             long long *out)
-{
-    long long x;
-    if (json_is_integer(v)) {
-        x = (long long)json_integer_value(v);
-    } else if (json_is_real(v)) {
-        double d = json_real_value(v);
-        if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != floor(d))
-            return fail(p, SKF_ERR_FORMAT, pl, "expected an integer, found %g", d);
-        x = (long long)d;
-    } else {
-        return fail(p, SKF_ERR_FORMAT, pl, "expected an integer, found %s", json_kind(v));
-    }
-    if (x < lo || x > hi)
-        return fail(p, SKF_ERR_FORMAT, pl, "%lld is outside [%lld, %lld]", x, lo, hi);
-    *out = x;
-    return SKF_OK;
-}
-
-/* Optional size-like member: *out = def when absent. */
-static skf_status get_size(parser *p, json_t *obj, const char *key, const char *place,
-                           long long lo, long long hi, bool required, size_t def, size_t *out)
-{
-    char pl[PLACE_MAX];
-    mkplace(pl, "%s.%s", place, key);
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (required)
-            return fail(p, SKF_ERR_FORMAT, pl, "missing (required)");
-        *out = def;
-        return SKF_OK;
-    }
-    long long x;
-    skf_status st = as_integer(p, v, pl, lo, hi, &x);
-    if (st)
-        return st;
-    *out = (size_t)x;
-    return SKF_OK;
-}
-
-/* An index value v (at place pl) into an array of `limit` things. */
-static skf_status check_index(parser *p, json_t *v, const char *pl, size_t limit,
-                              const char *things, int *out)
-{
-    long long x;
-    if (json_is_integer(v)) {
-        x = (long long)json_integer_value(v);
-    } else {
-        skf_status st = as_integer(p, v, pl, LLONG_MIN, LLONG_MAX, &x);
-        if (st)
-            return st;
-    }
-    if (x < 0 || (unsigned long long)x >= (unsigned long long)limit)
-        return fail(p, SKF_ERR_FORMAT, pl, "%lld out of range (%zu %s)", x, limit, things);
-    *out = (int)x;
-    return SKF_OK;
-}
-
-/* Optional index member: *out = -1 when absent. */
-static skf_status get_index(parser *p, json_t *obj, const char *key, const char *place,
-                            size_t limit, const char *things, bool required, int *out)
-{
-    char pl[PLACE_MAX];
-    mkplace(pl, "%s.%s", place, key);
-    *out = -1;
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (required)
-            return fail(p, SKF_ERR_FORMAT, pl, "missing (required)");
-        return SKF_OK;
-    }
-    return check_index(p, v, pl, limit, things, out);
-}
-
-/* Optional string member duplicated into *out (NULL when absent). */
-static skf_status get_string(parser *p, json_t *obj, const char *key, const char *place,
-                             char **out)
-{
-    *out = NULL;
-    json_t *v;
-    skf_status st = get_typed(p, obj, key, place, JSON_STRING, "a string", false, &v);
-    if (st || !v)
-        return st;
-    *out = skf_strdup(json_string_value(v));
-    if (!*out)
-        return nomem(p, place);
-    return SKF_OK;
-}
-
-/* Fixed-length array of finite numbers; returns false (no error) if absent. */
-static skf_status get_numbers(parser *p, json_t *obj, const char *key, const char *place,
-                              size_t n, double *out, bool *present)
-{
-    char pl[PLACE_MAX];
-    mkplace(pl, "%s.%s", place, key);
-    *present = false;
-    json_t *a;
-    skf_status st = get_array(p, obj, key, place, false, &a);
-    if (st || !a)
-        return st;
-    if (json_array_size(a) != n)
-        return fail(p, SKF_ERR_FORMAT, pl, "expected %zu numbers, found %zu", n,
-                    json_array_size(a));
-    for (size_t i = 0; i < n; ++i) {
-        json_t *v = json_array_get(a, i);
-        if (!json_is_number(v))
-            return fail(p, SKF_ERR_FORMAT, pl, "element %zu is %s, expected a number", i,
-                        json_kind(v));
-        out[i] = json_number_value(v);
-        if (!isfinite(out[i]))
-            return fail(p, SKF_ERR_FORMAT, pl, "element %zu is not finite", i);
-    }
-    *present = true;
-    return SKF_OK;
-}
-
-/* Variable-length array of finite numbers (morph weights). */
-static skf_status get_number_list(parser *p, json_t *obj, const char *key, const char *place,
-                                  double **out, size_t *count)
-{
-    *out = NULL;
-    *count = 0;
-    json_t *a;
-    skf_status st = get_array(p, obj, key, place, false, &a);
-    if (st || !a)
-        return st;
-    size_t n = json_array_size(a);
-    char pl[PLACE_MAX];
-    mkplace(pl, "%s.%s", place, key);
-    double *w = skf_malloc_array(n ? n : 1, sizeof *w);
-    if (!w)
-        return nomem(p, pl);
-    for (size_t i = 0; i < n; ++i) {
-        json_t *v = json_array_get(a, i);
-        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-            skf_free(w);
-            return fail(p, SKF_ERR_FORMAT, pl, "element %zu is not a finite number", i);
-        }
-        w[i] = json_number_value(v);
-    }
-    *out = w;
-    *count = n;
-    return SKF_OK;
-}
 
 /* ---- freeing ------------------------------------------------------------ */
 
@@ -423,33 +146,33 @@ static const char *ct_name(int t, bool normalized)
 
 /* Accessor `acc` used at `place` must have `components` (rows for matrices,
  * components == 0: any) and one of the allowed component types. */
-static skf_status check_usage(parser *p, int acc, const char *place, int components, int rows,
+static skf_status check_usage(skfi_parser *p, int acc, const char *place, int components, int rows,
                               int allowed)
 {
     const skf_gltf_accessor *a = &p->doc->accessors[acc];
     if (components && (a->components != components || a->matrix_rows != rows))
-        return fail(p, SKF_ERR_FORMAT, place, "accessors[%d] has type %s, expected %s", acc,
-                    type_name(a->components, a->matrix_rows), type_name(components, rows));
+        return skfi_fail(p, SKF_ERR_FORMAT, place, "accessors[%d] has type %s, expected %s", acc,
+                         type_name(a->components, a->matrix_rows), type_name(components, rows));
     if (!(ct_bit(a->component_type, a->normalized) & allowed))
-        return fail(p, SKF_ERR_FORMAT, place, "accessors[%d] has componentType %s (%d), not "
-                    "allowed here", acc, ct_name(a->component_type, a->normalized),
-                    a->component_type);
+        return skfi_fail(p, SKF_ERR_FORMAT, place, "accessors[%d] has componentType %s (%d), not "
+                         "allowed here", acc, ct_name(a->component_type, a->normalized),
+                         a->component_type);
     return SKF_OK;
 }
 
 /* Decode accessor values (normalised) into a new array. */
-static skf_status decode(parser *p, int acc, const char *place, double **out)
+static skf_status decode(skfi_parser *p, int acc, const char *place, double **out)
 {
     const skf_gltf_accessor *a = &p->doc->accessors[acc];
     *out = skf_malloc_array(a->count, (size_t)a->components * sizeof **out);
     if (!*out)
-        return nomem(p, place);
+        return skfi_nomem(p, place);
     skf_gltf_accessor_read(p->doc, acc, *out, false, NULL);
     return SKF_OK;
 }
 
 /* Values of accessor acc used at place must be finite. */
-static skf_status check_finite(parser *p, int acc, const char *place)
+static skf_status check_finite(skfi_parser *p, int acc, const char *place)
 {
     if (p->acc_flags[acc] & ACC_FINITE)
         return SKF_OK;
@@ -465,9 +188,10 @@ static skf_status check_finite(parser *p, int acc, const char *place)
     size_t n = a->count * (size_t)a->components;
     for (size_t i = 0; i < n; ++i)
         if (!isfinite(v[i])) {
-            st = fail(p, SKF_ERR_FORMAT, place, "accessors[%d] element %zu component %zu is %s",
-                      acc, i / (size_t)a->components, i % (size_t)a->components,
-                      isnan(v[i]) ? "NaN" : "infinite");
+            st =
+                skfi_fail(p, SKF_ERR_FORMAT, place, "accessors[%d] element %zu component %zu is %s",
+                          acc, i / (size_t)a->components, i % (size_t)a->components,
+                          isnan(v[i]) ? "NaN" : "infinite");
             break;
         }
     skf_free(v);
@@ -478,7 +202,7 @@ static skf_status check_finite(parser *p, int acc, const char *place)
 
 /* Largest integer value of accessor acc (cached: many primitives or nodes
  * may share one accessor, and the checks must stay linear in the input). */
-static skf_status accessor_max(parser *p, int acc, const char *place, int64_t *max)
+static skf_status accessor_max(skfi_parser *p, int acc, const char *place, int64_t *max)
 {
     if (p->acc_max[acc] >= 0) {
         *max = p->acc_max[acc];
@@ -488,7 +212,7 @@ static skf_status accessor_max(parser *p, int acc, const char *place, int64_t *m
     size_t n = a->count * (size_t)a->components;
     uint32_t *v = skf_malloc_array(n, sizeof *v);
     if (!v)
-        return nomem(p, place);
+        return skfi_nomem(p, place);
     skf_error e;
     skf_status st = skf_gltf_accessor_read_uint(p->doc, acc, v, &e);
     if (st) {
@@ -497,7 +221,7 @@ static skf_status accessor_max(parser *p, int acc, const char *place, int64_t *m
         size_t skip = strlen(p->name);
         const char *what = strncmp(e.message, p->name, skip) == 0 && e.message[skip] == ':'
                                ? e.message + skip + 2 : e.message;
-        return fail(p, st, place, "%s", what);
+        return skfi_fail(p, st, place, "%s", what);
     }
     int64_t m = 0;
     for (size_t i = 0; i < n; ++i)
@@ -510,7 +234,7 @@ static skf_status accessor_max(parser *p, int acc, const char *place, int64_t *m
 }
 
 /* Integer values of accessor acc must be < limit (indices, joints). */
-static skf_status check_uint_below(parser *p, int acc, const char *place, size_t limit,
+static skf_status check_uint_below(skfi_parser *p, int acc, const char *place, size_t limit,
                                    const char *what, const char *limit_what)
 {
     int64_t max;
@@ -522,41 +246,43 @@ static skf_status check_uint_below(parser *p, int acc, const char *place, size_t
     size_t n = a->count * (size_t)a->components;
     uint32_t *v = skf_malloc_array(n, sizeof *v);
     if (!v)
-        return nomem(p, place);
+        return skfi_nomem(p, place);
     skf_gltf_accessor_read_uint(p->doc, acc, v, NULL);
     size_t i = 0;
     while (i + 1 < n && v[i] < limit)
         ++i;
-    st = fail(p, SKF_ERR_FORMAT, place, "%s %u at element %zu out of range (%zu %s)", what,
-              (unsigned)v[i], i / (size_t)a->components, limit, limit_what);
+    st = skfi_fail(p, SKF_ERR_FORMAT, place, "%s %u at element %zu out of range (%zu %s)", what,
+                   (unsigned)v[i], i / (size_t)a->components, limit, limit_what);
     skf_free(v);
     return st;
 }
 
 /* ---- bufferViews and accessors ------------------------------------------ */
 
-static skf_status parse_buffer_views(parser *p, json_t *arr)
+static skf_status parse_buffer_views(skfi_parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
-    doc->buffer_views =
-        alloc_top(p, arr, "bufferViews", sizeof *doc->buffer_views, &doc->buffer_view_count, &st);
+    doc->buffer_views = skfi_alloc_top(p, arr, "bufferViews", sizeof *doc->buffer_views,
+                                       &doc->buffer_view_count, &st);
     for (size_t i = 0; i < doc->buffer_view_count; ++i) {
-        char place[PLACE_MAX];
+        char place[SKFI_PLACE_MAX];
         json_t *o;
-        if ((st = get_element(p, arr, "bufferViews", i, place, &o)))
+        if ((st = skfi_get_element(p, arr, "bufferViews", i, place, &o)))
             return st;
         skf_gltf_buffer_view *v = &doc->buffer_views[i];
-        if ((st = get_index(p, o, "buffer", place, doc->buffer_count, "buffers", true, &v->buffer)) ||
-            (st = get_size(p, o, "byteOffset", place, 0, LLONG_MAX, false, 0, &v->offset)) ||
-            (st = get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &v->length)) ||
-            (st = get_size(p, o, "byteStride", place, 4, 252, false, 0, &v->stride)))
+        if ((st = skfi_get_index(p, o, "buffer", place, doc->buffer_count, "buffers", true,
+                                 &v->buffer)) ||
+            (st = skfi_get_size(p, o, "byteOffset", place, 0, LLONG_MAX, false, 0, &v->offset)) ||
+            (st = skfi_get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &v->length)) ||
+            (st = skfi_get_size(p, o, "byteStride", place, 4, 252, false, 0, &v->stride)))
             return st;
         size_t bsize = doc->buffers[v->buffer].size;
         if (v->offset > bsize || v->length > bsize - v->offset)
-            return fail(p, SKF_ERR_FORMAT, place,
-                        "byteOffset %zu + byteLength %zu is past the end of buffers[%d] (%zu bytes)",
-                        v->offset, v->length, v->buffer, bsize);
+            return skfi_fail(
+                p, SKF_ERR_FORMAT, place,
+                "byteOffset %zu + byteLength %zu is past the end of buffers[%d] (%zu bytes)",
+                v->offset, v->length, v->buffer, bsize);
         if (v->stride % 4)
             skf_warn(p->warn, "%s: %s.byteStride: %zu is not a multiple of 4", p->name, place,
                      v->stride);
@@ -566,8 +292,8 @@ static skf_status parse_buffer_views(parser *p, json_t *arr)
 
 /* Is [offset, offset + count*stride) inside bufferView view? For the last
  * element only its own size counts (stride may exceed element size). */
-static skf_status check_span(parser *p, const char *place, int view, size_t offset, size_t count,
-                             size_t stride, size_t esize, const char *what)
+static skf_status check_span(skfi_parser *p, const char *place, int view, size_t offset,
+                             size_t count, size_t stride, size_t esize, const char *what)
 {
     const skf_gltf_buffer_view *v = &p->doc->buffer_views[view];
     size_t len = v->length;
@@ -578,41 +304,44 @@ static skf_status check_span(parser *p, const char *place, int view, size_t offs
         ok = stride == 0 || (count - 1) <= room / stride;
     }
     if (!ok)
-        return fail(p, SKF_ERR_FORMAT, place,
-                    "%s: byteOffset %zu + count %zu x stride %zu is past the end of bufferViews[%d] "
-                    "(%zu bytes)", what, offset, count, stride, view, len);
+        return skfi_fail(
+            p, SKF_ERR_FORMAT, place,
+            "%s: byteOffset %zu + count %zu x stride %zu is past the end of bufferViews[%d] "
+            "(%zu bytes)",
+            what, offset, count, stride, view, len);
     return SKF_OK;
 }
 
-static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const char *place0)
+static skf_status parse_sparse(skfi_parser *p, skf_gltf_accessor *a, json_t *o, const char *place0)
 {
     skf_gltf *doc = p->doc;
-    char place[PLACE_MAX], ip[PLACE_MAX], vp[PLACE_MAX];
-    mkplace(place, "%s.sparse", place0);
-    mkplace(ip, "%s.indices", place);
-    mkplace(vp, "%s.values", place);
+    char place[SKFI_PLACE_MAX], ip[SKFI_PLACE_MAX], vp[SKFI_PLACE_MAX];
+    skfi_place(place, "%s.sparse", place0);
+    skfi_place(ip, "%s.indices", place);
+    skfi_place(vp, "%s.values", place);
     json_t *ind, *val;
     skf_status st;
-    if ((st = get_size(p, o, "count", place, 1, (long long)a->count, true, 0, &a->sparse_count)) ||
-        (st = get_object(p, o, "indices", place, true, &ind)) ||
-        (st = get_object(p, o, "values", place, true, &val)) ||
-        (st = get_index(p, ind, "bufferView", ip, doc->buffer_view_count, "bufferViews", true,
-                        &a->sparse_indices_view)) ||
-        (st = get_size(p, ind, "byteOffset", ip, 0, LLONG_MAX, false, 0,
-                       &a->sparse_indices_offset)) ||
-        (st = get_index(p, val, "bufferView", vp, doc->buffer_view_count, "bufferViews", true,
-                        &a->sparse_values_view)) ||
-        (st = get_size(p, val, "byteOffset", vp, 0, LLONG_MAX, false, 0,
-                       &a->sparse_values_offset)))
+    if ((st = skfi_get_size(p, o, "count", place, 1, (long long)a->count, true, 0,
+                            &a->sparse_count)) ||
+        (st = skfi_get_object(p, o, "indices", place, true, &ind)) ||
+        (st = skfi_get_object(p, o, "values", place, true, &val)) ||
+        (st = skfi_get_index(p, ind, "bufferView", ip, doc->buffer_view_count, "bufferViews", true,
+                             &a->sparse_indices_view)) ||
+        (st = skfi_get_size(p, ind, "byteOffset", ip, 0, LLONG_MAX, false, 0,
+                            &a->sparse_indices_offset)) ||
+        (st = skfi_get_index(p, val, "bufferView", vp, doc->buffer_view_count, "bufferViews", true,
+                             &a->sparse_values_view)) ||
+        (st = skfi_get_size(p, val, "byteOffset", vp, 0, LLONG_MAX, false, 0,
+                            &a->sparse_values_offset)))
         return st;
     size_t ict;
-    if ((st = get_size(p, ind, "componentType", ip, 0, INT_MAX, true, 0, &ict)))
+    if ((st = skfi_get_size(p, ind, "componentType", ip, 0, INT_MAX, true, 0, &ict)))
         return st;
     a->sparse_indices_type = (int)ict;
     if (ict != SKF_GLTF_UNSIGNED_BYTE && ict != SKF_GLTF_UNSIGNED_SHORT &&
         ict != SKF_GLTF_UNSIGNED_INT)
-        return fail_at(p, SKF_ERR_FORMAT, ip, "componentType",
-                       "%zu is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT", ict);
+        return skfi_fail_at(p, SKF_ERR_FORMAT, ip, "componentType",
+                            "%zu is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT", ict);
     size_t isize = skfi_component_size(a->sparse_indices_type);
     size_t esize = skfi_element_size(a);
     if ((st = check_span(p, ip, a->sparse_indices_view, a->sparse_indices_offset, a->sparse_count,
@@ -628,12 +357,13 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
     for (size_t k = 0; k < a->sparse_count; ++k) {
         double idx = skfi_read_component(ib + k * isize, a->sparse_indices_type);
         if (idx >= (double)a->count)
-            return fail(p, SKF_ERR_FORMAT, ip, "index %.0f at position %zu out of range (count %zu)",
-                        idx, k, a->count);
+            return skfi_fail(p, SKF_ERR_FORMAT, ip,
+                             "index %.0f at position %zu out of range (count %zu)", idx, k,
+                             a->count);
         if (idx <= prev)
-            return fail(p, SKF_ERR_FORMAT, ip,
-                        "index %.0f at position %zu is not greater than the previous (%.0f)", idx,
-                        k, prev);
+            return skfi_fail(p, SKF_ERR_FORMAT, ip,
+                             "index %.0f at position %zu is not greater than the previous (%.0f)",
+                             idx, k, prev);
         prev = idx;
     }
     return SKF_OK;
@@ -643,49 +373,49 @@ static skf_status parse_sparse(parser *p, skf_gltf_accessor *a, json_t *o, const
  * file size; cap their values (count x components, limit accessor-values,
  * default 2^24 doubles = 128 MiB) so callers' allocations stay sane. */
 
-static skf_status parse_accessors(parser *p, json_t *arr)
+static skf_status parse_accessors(skfi_parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
     doc->accessors =
-        alloc_top(p, arr, "accessors", sizeof *doc->accessors, &doc->accessor_count, &st);
+        skfi_alloc_top(p, arr, "accessors", sizeof *doc->accessors, &doc->accessor_count, &st);
     for (size_t i = 0; i < doc->accessor_count; ++i) {
-        char place[PLACE_MAX];
+        char place[SKFI_PLACE_MAX];
         json_t *o;
-        if ((st = get_element(p, arr, "accessors", i, place, &o)))
+        if ((st = skfi_get_element(p, arr, "accessors", i, place, &o)))
             return st;
         skf_gltf_accessor *a = &doc->accessors[i];
         a->sparse_indices_view = a->sparse_values_view = -1;
         size_t ct;
         json_t *type, *norm;
-        if ((st = get_index(p, o, "bufferView", place, doc->buffer_view_count, "bufferViews", false,
-                            &a->buffer_view)) ||
-            (st = get_size(p, o, "byteOffset", place, 0, LLONG_MAX, false, 0, &a->offset)) ||
-            (st = get_size(p, o, "componentType", place, 0, INT_MAX, true, 0, &ct)) ||
-            (st = get_size(p, o, "count", place, 1, LLONG_MAX, true, 0, &a->count)) ||
-            (st = get_typed(p, o, "type", place, JSON_STRING, "a string", true, &type)))
+        if ((st = skfi_get_index(p, o, "bufferView", place, doc->buffer_view_count, "bufferViews",
+                                 false, &a->buffer_view)) ||
+            (st = skfi_get_size(p, o, "byteOffset", place, 0, LLONG_MAX, false, 0, &a->offset)) ||
+            (st = skfi_get_size(p, o, "componentType", place, 0, INT_MAX, true, 0, &ct)) ||
+            (st = skfi_get_size(p, o, "count", place, 1, LLONG_MAX, true, 0, &a->count)) ||
+            (st = skfi_get_typed(p, o, "type", place, JSON_STRING, "a string", true, &type)))
             return st;
         a->component_type = (int)ct;
         if (!skfi_component_size(a->component_type))
-            return fail_at(p, SKF_ERR_FORMAT, place, "componentType",
-                           "%zu is not a glTF component type", ct);
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "componentType",
+                                "%zu is not a glTF component type", ct);
         if (!skfi_accessor_type(json_string_value(type), &a->components, &a->matrix_rows))
-            return fail_at(p, SKF_ERR_FORMAT, place, "type", "'%.40s' is not an accessor type",
-                           json_string_value(type));
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "type", "'%.40s' is not an accessor type",
+                                json_string_value(type));
         norm = json_object_get(o, "normalized");
         if (norm && !json_is_boolean(norm))
-            return fail_at(p, SKF_ERR_FORMAT, place, "normalized", "expected a boolean");
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "normalized", "expected a boolean");
         a->normalized = json_is_true(norm);
         if (a->normalized &&
             (a->component_type == SKF_GLTF_FLOAT || a->component_type == SKF_GLTF_UNSIGNED_INT))
-            return fail_at(p, SKF_ERR_FORMAT, place, "normalized", "must not be true for %s",
-                           ct_name(a->component_type, false));
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "normalized", "must not be true for %s",
+                                ct_name(a->component_type, false));
         size_t esize = skfi_element_size(a);
         if (a->buffer_view >= 0) {
             const skf_gltf_buffer_view *v = &doc->buffer_views[a->buffer_view];
             size_t stride = v->stride ? v->stride : esize;
             if (stride < esize)
-                return fail_at(
+                return skfi_fail_at(
                     p, SKF_ERR_FORMAT, place, "bufferView",
                     "bufferViews[%d].byteStride %zu is smaller than the element size %zu",
                     a->buffer_view, stride, esize);
@@ -693,11 +423,12 @@ static skf_status parse_accessors(parser *p, json_t *arr)
                                  "data")))
                 return st;
         } else if (a->count > skf_limit(SKF_LIMIT_ACCESSOR_VALUES) / (size_t)a->components)
-            return fail_at(p, SKF_ERR_LIMIT, place, "count",
-                           "%zu elements of %d values without a bufferView exceed %s", a->count,
-                           a->components, skf_limit_exceeded(SKF_LIMIT_ACCESSOR_VALUES).text);
+            return skfi_fail_at(p, SKF_ERR_LIMIT, place, "count",
+                                "%zu elements of %d values without a bufferView exceed %s",
+                                a->count, a->components,
+                                skf_limit_exceeded(SKF_LIMIT_ACCESSOR_VALUES).text);
         json_t *sparse;
-        if ((st = get_object(p, o, "sparse", place, false, &sparse)))
+        if ((st = skfi_get_object(p, o, "sparse", place, false, &sparse)))
             return st;
         if (sparse && (st = parse_sparse(p, a, sparse, place)))
             return st;
@@ -707,33 +438,34 @@ static skf_status parse_accessors(parser *p, json_t *arr)
 
 /* ---- meshes ------------------------------------------------------------- */
 
-static skf_status parse_target(parser *p, json_t *o, const char *place, skf_gltf_morph_target *t,
-                               size_t vertex_count)
+static skf_status parse_target(skfi_parser *p, json_t *o, const char *place,
+                               skf_gltf_morph_target *t, size_t vertex_count)
 {
     skf_status st;
     t->position = t->normal = t->tangent = -1;
     if (!json_is_object(o))
-        return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        return skfi_fail(p, SKF_ERR_FORMAT, place, "expected an object");
     size_t n = p->doc->accessor_count;
-    if ((st = get_index(p, o, "POSITION", place, n, "accessors", false, &t->position)) ||
-        (st = get_index(p, o, "NORMAL", place, n, "accessors", false, &t->normal)) ||
-        (st = get_index(p, o, "TANGENT", place, n, "accessors", false, &t->tangent)))
+    if ((st = skfi_get_index(p, o, "POSITION", place, n, "accessors", false, &t->position)) ||
+        (st = skfi_get_index(p, o, "NORMAL", place, n, "accessors", false, &t->normal)) ||
+        (st = skfi_get_index(p, o, "TANGENT", place, n, "accessors", false, &t->tangent)))
         return st;
     int ids[2] = {t->position, t->normal};
     const char *names[2] = {"POSITION", "NORMAL"};
     for (int k = 0; k < 2; ++k) {
         if (ids[k] < 0)
             continue;
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.%s", place, names[k]);
+        char pl[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.%s", place, names[k]);
         int allowed = p->quantized ? (CT_F | CT_B | CT_BN | CT_S | CT_SN) : CT_F;
         if ((st = check_usage(p, ids[k], pl, 3, 0, allowed)) ||
             (st = check_finite(p, ids[k], pl)))
             return st;
         if (p->doc->accessors[ids[k]].count != vertex_count)
-            return fail(p, SKF_ERR_FORMAT, pl, "accessors[%d] count %zu differs from the "
-                        "primitive's vertex count %zu", ids[k], p->doc->accessors[ids[k]].count,
-                        vertex_count);
+            return skfi_fail(p, SKF_ERR_FORMAT, pl,
+                             "accessors[%d] count %zu differs from the "
+                             "primitive's vertex count %zu",
+                             ids[k], p->doc->accessors[ids[k]].count, vertex_count);
     }
     return SKF_OK;
 }
@@ -749,57 +481,58 @@ static bool attr_is(const char *name, const char *prefix)
     return true;
 }
 
-static skf_status parse_primitive(parser *p, json_t *o, const char *place, skf_gltf_primitive *pr)
+static skf_status parse_primitive(skfi_parser *p, json_t *o, const char *place,
+                                  skf_gltf_primitive *pr)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
     pr->indices = -1;
     if (!json_is_object(o))
-        return fail(p, SKF_ERR_FORMAT, place, "expected an object");
+        return skfi_fail(p, SKF_ERR_FORMAT, place, "expected an object");
     json_t *attrs, *targets;
     size_t mode;
-    if ((st = get_object(p, o, "attributes", place, true, &attrs)) ||
-        (st = get_index(p, o, "indices", place, doc->accessor_count, "accessors", false,
-                        &pr->indices)) ||
-        (st = get_size(p, o, "mode", place, 0, 6, false, 4, &mode)) ||
-        (st = get_array(p, o, "targets", place, false, &targets)))
+    if ((st = skfi_get_object(p, o, "attributes", place, true, &attrs)) ||
+        (st = skfi_get_index(p, o, "indices", place, doc->accessor_count, "accessors", false,
+                             &pr->indices)) ||
+        (st = skfi_get_size(p, o, "mode", place, 0, 6, false, 4, &mode)) ||
+        (st = skfi_get_array(p, o, "targets", place, false, &targets)))
         return st;
     pr->mode = (int)mode;
     size_t na = json_object_size(attrs);
     pr->attributes = skf_calloc(na ? na : 1, sizeof *pr->attributes);
     if (!pr->attributes)
-        return nomem(p, place);
+        return skfi_nomem(p, place);
     const char *key;
     json_t *v;
     size_t vertex_count = 0;
     int position = -1;
     json_object_foreach(attrs, key, v) {
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.attributes.%.64s", place, key);
+        char pl[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.attributes.%.64s", place, key);
         skf_gltf_attribute *at = &pr->attributes[pr->attribute_count];
         at->name = skf_strdup(key);
         if (!at->name)
-            return nomem(p, pl);
+            return skfi_nomem(p, pl);
         ++pr->attribute_count;
-        if ((st = check_index(p, v, pl, doc->accessor_count, "accessors", &at->accessor)))
+        if ((st = skfi_check_index(p, v, pl, doc->accessor_count, "accessors", &at->accessor)))
             return st;
         if (strcmp(key, "POSITION") == 0)
             position = at->accessor;
     }
     if (position < 0) {
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.attributes.POSITION", place);
-        return fail(p, SKF_ERR_FORMAT, pl, "missing (skinfit needs positions)");
+        char pl[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.attributes.POSITION", place);
+        return skfi_fail(p, SKF_ERR_FORMAT, pl, "missing (skinfit needs positions)");
     }
     vertex_count = doc->accessors[position].count;
     for (size_t k = 0; k < pr->attribute_count; ++k) {
         const skf_gltf_attribute *at = &pr->attributes[k];
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.attributes.%.64s", place, at->name);
+        char pl[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.attributes.%.64s", place, at->name);
         const skf_gltf_accessor *a = &doc->accessors[at->accessor];
         if (a->count != vertex_count)
-            return fail(p, SKF_ERR_FORMAT, pl, "accessors[%d] count %zu differs from POSITION "
-                        "count %zu", at->accessor, a->count, vertex_count);
+            return skfi_fail(p, SKF_ERR_FORMAT, pl, "accessors[%d] count %zu differs from POSITION "
+                             "count %zu", at->accessor, a->count, vertex_count);
         if (strcmp(at->name, "POSITION") == 0) {
             if ((st = check_usage(p, at->accessor, pl, 3, 0, p->quantized ? CT_QUANT : CT_F)) ||
                 (st = check_finite(p, at->accessor, pl)))
@@ -818,8 +551,8 @@ static skf_status parse_primitive(parser *p, json_t *o, const char *place, skf_g
         }
     }
     if (pr->indices >= 0) {
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.indices", place);
+        char pl[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.indices", place);
         if ((st = check_usage(p, pr->indices, pl, 1, 0, CT_UB | CT_US | CT_UI)) ||
             (st = check_uint_below(p, pr->indices, pl, vertex_count, "vertex index", "vertices")))
             return st;
@@ -828,10 +561,10 @@ static skf_status parse_primitive(parser *p, json_t *o, const char *place, skf_g
         size_t nt = json_array_size(targets);
         pr->targets = skf_calloc(nt ? nt : 1, sizeof *pr->targets);
         if (!pr->targets)
-            return nomem(p, place);
+            return skfi_nomem(p, place);
         for (size_t t = 0; t < nt; ++t) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.targets[%zu]", place, t);
+            char pl[SKFI_PLACE_MAX];
+            skfi_place(pl, "%s.targets[%zu]", place, t);
             ++pr->target_count;
             if ((st = parse_target(p, json_array_get(targets, t), pl, &pr->targets[t],
                                    vertex_count)))
@@ -841,42 +574,44 @@ static skf_status parse_primitive(parser *p, json_t *o, const char *place, skf_g
     return SKF_OK;
 }
 
-static skf_status parse_meshes(parser *p, json_t *arr)
+static skf_status parse_meshes(skfi_parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
-    doc->meshes = alloc_top(p, arr, "meshes", sizeof *doc->meshes, &doc->mesh_count, &st);
+    doc->meshes = skfi_alloc_top(p, arr, "meshes", sizeof *doc->meshes, &doc->mesh_count, &st);
     for (size_t i = 0; i < doc->mesh_count; ++i) {
-        char place[PLACE_MAX];
+        char place[SKFI_PLACE_MAX];
         json_t *o;
-        if ((st = get_element(p, arr, "meshes", i, place, &o)))
+        if ((st = skfi_get_element(p, arr, "meshes", i, place, &o)))
             return st;
         skf_gltf_mesh *m = &doc->meshes[i];
         json_t *prims;
-        if ((st = get_string(p, o, "name", place, &m->name)) ||
-            (st = get_array(p, o, "primitives", place, true, &prims)) ||
-            (st = get_number_list(p, o, "weights", place, &m->weights, &m->weight_count)))
+        if ((st = skfi_get_string(p, o, "name", place, &m->name)) ||
+            (st = skfi_get_array(p, o, "primitives", place, true, &prims)) ||
+            (st = skfi_get_number_list(p, o, "weights", place, &m->weights, &m->weight_count)))
             return st;
         size_t np = json_array_size(prims);
         if (!np)
-            return fail_at(p, SKF_ERR_FORMAT, place, "primitives",
-                           "empty (at least one primitive required)");
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "primitives",
+                                "empty (at least one primitive required)");
         m->primitives = skf_calloc(np, sizeof *m->primitives);
         if (!m->primitives)
-            return nomem(p, place);
+            return skfi_nomem(p, place);
         for (size_t j = 0; j < np; ++j) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.primitives[%zu]", place, j);
+            char pl[SKFI_PLACE_MAX];
+            skfi_place(pl, "%s.primitives[%zu]", place, j);
             ++m->primitive_count;
             if ((st = parse_primitive(p, json_array_get(prims, j), pl, &m->primitives[j])))
                 return st;
             if (m->primitives[j].target_count != m->primitives[0].target_count)
-                return fail(p, SKF_ERR_FORMAT, pl, "has %zu morph targets, primitives[0] has %zu",
-                            m->primitives[j].target_count, m->primitives[0].target_count);
+                return skfi_fail(p, SKF_ERR_FORMAT, pl,
+                                 "has %zu morph targets, primitives[0] has %zu",
+                                 m->primitives[j].target_count, m->primitives[0].target_count);
         }
         if (m->weights && m->weight_count != m->primitives[0].target_count)
-            return fail_at(p, SKF_ERR_FORMAT, place, "weights", "%zu weights for %zu morph targets",
-                           m->weight_count, m->primitives[0].target_count);
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "weights",
+                                "%zu weights for %zu morph targets", m->weight_count,
+                                m->primitives[0].target_count);
     }
     return st;
 }
@@ -888,20 +623,20 @@ static size_t mesh_targets(const skf_gltf *doc, int mesh)
 
 /* ---- nodes -------------------------------------------------------------- */
 
-static skf_status parse_nodes(parser *p, json_t *arr)
+static skf_status parse_nodes(skfi_parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
-    doc->nodes = alloc_top(p, arr, "nodes", sizeof *doc->nodes, &doc->node_count, &st);
+    doc->nodes = skfi_alloc_top(p, arr, "nodes", sizeof *doc->nodes, &doc->node_count, &st);
     size_t n = doc->node_count;
     if (!n)
         return st;
     for (size_t i = 0; i < n; ++i)
         doc->nodes[i].parent = -1;
     for (size_t i = 0; i < n; ++i) {
-        char place[PLACE_MAX];
+        char place[SKFI_PLACE_MAX];
         json_t *o;
-        if ((st = get_element(p, arr, "nodes", i, place, &o)))
+        if ((st = skfi_get_element(p, arr, "nodes", i, place, &o)))
             return st;
         skf_gltf_node *nd = &doc->nodes[i];
         nd->rotation[3] = 1;
@@ -909,15 +644,17 @@ static skf_status parse_nodes(parser *p, json_t *arr)
         skf_mat4_identity(nd->matrix);
         json_t *children;
         bool has_t, has_r, has_s;
-        if ((st = get_string(p, o, "name", place, &nd->name)) ||
-            (st = get_index(p, o, "mesh", place, doc->mesh_count, "meshes", false, &nd->mesh)) ||
-            (st = get_index(p, o, "skin", place, p->skin_json_count, "skins", false, &nd->skin)) ||
-            (st = get_numbers(p, o, "matrix", place, 16, nd->matrix, &nd->has_matrix)) ||
-            (st = get_numbers(p, o, "translation", place, 3, nd->translation, &has_t)) ||
-            (st = get_numbers(p, o, "rotation", place, 4, nd->rotation, &has_r)) ||
-            (st = get_numbers(p, o, "scale", place, 3, nd->scale, &has_s)) ||
-            (st = get_number_list(p, o, "weights", place, &nd->weights, &nd->weight_count)) ||
-            (st = get_array(p, o, "children", place, false, &children)))
+        if ((st = skfi_get_string(p, o, "name", place, &nd->name)) ||
+            (st = skfi_get_index(p, o, "mesh", place, doc->mesh_count, "meshes", false,
+                                 &nd->mesh)) ||
+            (st = skfi_get_index(p, o, "skin", place, p->skin_json_count, "skins", false,
+                                 &nd->skin)) ||
+            (st = skfi_get_numbers(p, o, "matrix", place, 16, nd->matrix, &nd->has_matrix)) ||
+            (st = skfi_get_numbers(p, o, "translation", place, 3, nd->translation, &has_t)) ||
+            (st = skfi_get_numbers(p, o, "rotation", place, 4, nd->rotation, &has_r)) ||
+            (st = skfi_get_numbers(p, o, "scale", place, 3, nd->scale, &has_s)) ||
+            (st = skfi_get_number_list(p, o, "weights", place, &nd->weights, &nd->weight_count)) ||
+            (st = skfi_get_array(p, o, "children", place, false, &children)))
             return st;
         if (nd->has_matrix && (has_t || has_r || has_s))
             skf_warn(p->warn, "%s: %s: has both matrix and TRS; using matrix", p->name, place);
@@ -925,7 +662,7 @@ static skf_status parse_nodes(parser *p, json_t *arr)
             double len = sqrt(nd->rotation[0] * nd->rotation[0] + nd->rotation[1] * nd->rotation[1] +
                               nd->rotation[2] * nd->rotation[2] + nd->rotation[3] * nd->rotation[3]);
             if (!(len > 0))
-                return fail_at(p, SKF_ERR_FORMAT, place, "rotation", "zero quaternion");
+                return skfi_fail_at(p, SKF_ERR_FORMAT, place, "rotation", "zero quaternion");
             if (fabs(len - 1) > 1e-3)
                 skf_warn(p->warn, "%s: %s.rotation: quaternion length %g normalised", p->name,
                          place, len);
@@ -933,26 +670,26 @@ static skf_status parse_nodes(parser *p, json_t *arr)
                 nd->rotation[k] /= len;
         }
         if (nd->mesh >= 0 && nd->weights && nd->weight_count != mesh_targets(doc, nd->mesh))
-            return fail_at(p, SKF_ERR_FORMAT, place, "weights",
-                           "%zu weights for %zu morph targets of meshes[%d]", nd->weight_count,
-                           mesh_targets(doc, nd->mesh), nd->mesh);
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "weights",
+                                "%zu weights for %zu morph targets of meshes[%d]", nd->weight_count,
+                                mesh_targets(doc, nd->mesh), nd->mesh);
         if (children) {
             size_t nc = json_array_size(children);
             nd->children = skf_malloc_array(nc ? nc : 1, sizeof *nd->children);
             if (!nd->children)
-                return nomem(p, place);
+                return skfi_nomem(p, place);
             for (size_t c = 0; c < nc; ++c) {
-                char pl[PLACE_MAX];
-                mkplace(pl, "%s.children[%zu]", place, c);
+                char pl[SKFI_PLACE_MAX];
+                skfi_place(pl, "%s.children[%zu]", place, c);
                 int ch;
-                if ((st = check_index(p, json_array_get(children, c), pl, n, "nodes", &ch)))
+                if ((st = skfi_check_index(p, json_array_get(children, c), pl, n, "nodes", &ch)))
                     return st;
                 if ((size_t)ch == i)
-                    return fail(p, SKF_ERR_FORMAT, pl,
-                                "cycle in the node hierarchy (node %d is its own child)", ch);
+                    return skfi_fail(p, SKF_ERR_FORMAT, pl,
+                                     "cycle in the node hierarchy (node %d is its own child)", ch);
                 if (doc->nodes[ch].parent >= 0)
-                    return fail(p, SKF_ERR_FORMAT, pl, "node %d already has parent nodes[%d]", ch,
-                                doc->nodes[ch].parent);
+                    return skfi_fail(p, SKF_ERR_FORMAT, pl, "node %d already has parent nodes[%d]",
+                                     ch, doc->nodes[ch].parent);
                 doc->nodes[ch].parent = (int)i;
                 nd->children[nd->child_count++] = ch;
             }
@@ -966,7 +703,7 @@ static skf_status parse_nodes(parser *p, json_t *arr)
     int *mark = skf_calloc(n, sizeof *mark);
     size_t *stack = skf_malloc_array(n, sizeof *stack);
     if (!depth || !mark || !stack)
-        st = nomem(p, "nodes");
+        st = skfi_nomem(p, "nodes");
     for (size_t i = 0; i < n && !st; ++i)
         depth[i] = -1;
     for (size_t i = 0; i < n && !st; ++i) {
@@ -990,10 +727,10 @@ static skf_status parse_nodes(parser *p, json_t *arr)
                 size_t k = 0;
                 while (k < doc->nodes[pp].child_count && doc->nodes[pp].children[k] != par)
                     ++k;
-                char pl[PLACE_MAX];
-                mkplace(pl, "nodes[%d].children[%zu]", pp, k);
-                st = fail(p, SKF_ERR_FORMAT, pl,
-                          "cycle in the node hierarchy (node %d is its own ancestor)", par);
+                char pl[SKFI_PLACE_MAX];
+                skfi_place(pl, "nodes[%d].children[%zu]", pp, k);
+                st = skfi_fail(p, SKF_ERR_FORMAT, pl,
+                               "cycle in the node hierarchy (node %d is its own ancestor)", par);
                 break;
             }
             cur = (size_t)par;
@@ -1003,10 +740,10 @@ static skf_status parse_nodes(parser *p, json_t *arr)
         for (size_t k = len; k-- > 0;)
             depth[stack[k]] = base + (int)(len - k);
         if ((size_t)depth[i] > skf_limit(SKF_LIMIT_NODE_DEPTH)) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "nodes[%zu]", i);
-            st = fail(p, SKF_ERR_LIMIT, pl, "node depth %d exceeds %s", depth[i],
-                      skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
+            char pl[SKFI_PLACE_MAX];
+            skfi_place(pl, "nodes[%zu]", i);
+            st = skfi_fail(p, SKF_ERR_LIMIT, pl, "node depth %d exceeds %s", depth[i],
+                           skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
         }
     }
     skf_free(depth);
@@ -1017,37 +754,38 @@ static skf_status parse_nodes(parser *p, json_t *arr)
 
 /* ---- skins -------------------------------------------------------------- */
 
-static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
+static skf_status parse_skins_seen(skfi_parser *p, json_t *arr, int *seen)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
-    doc->skins = alloc_top(p, arr, "skins", sizeof *doc->skins, &doc->skin_count, &st);
+    doc->skins = skfi_alloc_top(p, arr, "skins", sizeof *doc->skins, &doc->skin_count, &st);
     for (size_t i = 0; i < doc->skin_count; ++i) {
-        char place[PLACE_MAX];
+        char place[SKFI_PLACE_MAX];
         json_t *o;
-        if ((st = get_element(p, arr, "skins", i, place, &o)))
+        if ((st = skfi_get_element(p, arr, "skins", i, place, &o)))
             return st;
         skf_gltf_skin *s = &doc->skins[i];
         json_t *joints;
-        if ((st = get_string(p, o, "name", place, &s->name)) ||
-            (st = get_index(p, o, "inverseBindMatrices", place, doc->accessor_count, "accessors",
-                            false, &s->inverse_bind_matrices)) ||
-            (st = get_index(p, o, "skeleton", place, doc->node_count, "nodes", false,
-                            &s->skeleton)) ||
-            (st = get_array(p, o, "joints", place, true, &joints)))
+        if ((st = skfi_get_string(p, o, "name", place, &s->name)) ||
+            (st = skfi_get_index(p, o, "inverseBindMatrices", place, doc->accessor_count,
+                                 "accessors", false, &s->inverse_bind_matrices)) ||
+            (st = skfi_get_index(p, o, "skeleton", place, doc->node_count, "nodes", false,
+                                 &s->skeleton)) ||
+            (st = skfi_get_array(p, o, "joints", place, true, &joints)))
             return st;
         size_t nj = json_array_size(joints);
         if (!nj)
-            return fail_at(p, SKF_ERR_FORMAT, place, "joints",
-                           "empty (at least one joint required)");
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "joints",
+                                "empty (at least one joint required)");
         s->joints = skf_malloc_array(nj, sizeof *s->joints);
         if (!s->joints)
-            return nomem(p, place);
+            return skfi_nomem(p, place);
         for (size_t j = 0; j < nj; ++j) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.joints[%zu]", place, j);
+            char pl[SKFI_PLACE_MAX];
+            skfi_place(pl, "%s.joints[%zu]", place, j);
             int node;
-            if ((st = check_index(p, json_array_get(joints, j), pl, doc->node_count, "nodes", &node)))
+            if ((st = skfi_check_index(p, json_array_get(joints, j), pl, doc->node_count, "nodes",
+                                       &node)))
                 return st;
             s->joints[s->joint_count++] = node;
         }
@@ -1055,10 +793,10 @@ static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
         for (size_t j = 0; j < nj && !st; ++j) {
             int node = s->joints[j];
             if (seen[node] >= 0) {
-                char pl[PLACE_MAX];
-                mkplace(pl, "%s.joints[%zu]", place, j);
-                st = fail(p, SKF_ERR_FORMAT, pl, "node %d is already joints[%d]", node,
-                          seen[node]);
+                char pl[SKFI_PLACE_MAX];
+                skfi_place(pl, "%s.joints[%zu]", place, j);
+                st = skfi_fail(p, SKF_ERR_FORMAT, pl, "node %d is already joints[%d]", node,
+                               seen[node]);
             }
             seen[node] = (int)j;
         }
@@ -1067,14 +805,15 @@ static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
         if (st)
             return st;
         if (s->inverse_bind_matrices >= 0) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.inverseBindMatrices", place);
+            char pl[SKFI_PLACE_MAX];
+            skfi_place(pl, "%s.inverseBindMatrices", place);
             int acc = s->inverse_bind_matrices;
             if ((st = check_usage(p, acc, pl, 16, 4, CT_F)) || (st = check_finite(p, acc, pl)))
                 return st;
             if (doc->accessors[acc].count < nj)
-                return fail(p, SKF_ERR_FORMAT, pl, "accessors[%d] has %zu matrices for %zu joints",
-                            acc, doc->accessors[acc].count, nj);
+                return skfi_fail(p, SKF_ERR_FORMAT, pl,
+                                 "accessors[%d] has %zu matrices for %zu joints", acc,
+                                 doc->accessors[acc].count, nj);
             double *m;
             if ((st = decode(p, acc, pl, &m)))
                 return st;
@@ -1089,9 +828,10 @@ static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
                 double c2 = sqrt(a[8] * a[8] + a[9] * a[9] + a[10] * a[10]);
                 if (!(fabs(det) > 1e-12 * c0 * c1 * c2) || det == 0) {
                     const char *jn = doc->nodes[s->joints[j]].name;
-                    st = fail(p, SKF_ERR_NUMERIC, pl,
-                              "matrix %zu (joint %zu = nodes[%d]%s%.60s%s) is singular (det %g)", j,
-                              j, s->joints[j], jn ? " '" : "", jn ? jn : "", jn ? "'" : "", det);
+                    st = skfi_fail(
+                        p, SKF_ERR_NUMERIC, pl,
+                        "matrix %zu (joint %zu = nodes[%d]%s%.60s%s) is singular (det %g)", j, j,
+                        s->joints[j], jn ? " '" : "", jn ? jn : "", jn ? "'" : "", det);
                 }
             }
             skf_free(m);
@@ -1102,12 +842,12 @@ static skf_status parse_skins_seen(parser *p, json_t *arr, int *seen)
     return SKF_OK;
 }
 
-static skf_status parse_skins(parser *p, json_t *arr)
+static skf_status parse_skins(skfi_parser *p, json_t *arr)
 {
     size_t nn = p->doc->node_count;
     int *seen = skf_malloc_array(nn ? nn : 1, sizeof *seen);
     if (!seen)
-        return nomem(p, "skins");
+        return skfi_nomem(p, "skins");
     for (size_t k = 0; k < nn; ++k)
         seen[k] = -1;
     skf_status st = parse_skins_seen(p, arr, seen);
@@ -1117,12 +857,12 @@ static skf_status parse_skins(parser *p, json_t *arr)
 
 /* Nodes that bind a mesh to a skin: joint indices must be < joint count.
  * The largest joint index per mesh is computed once, so this stays linear. */
-static skf_status check_skinned_nodes(parser *p)
+static skf_status check_skinned_nodes(skfi_parser *p)
 {
     skf_gltf *doc = p->doc;
     int64_t *mesh_max = skf_malloc_array(doc->mesh_count ? doc->mesh_count : 1, sizeof *mesh_max);
     if (!mesh_max)
-        return nomem(p, "nodes");
+        return skfi_nomem(p, "nodes");
     for (size_t m = 0; m < doc->mesh_count; ++m)
         mesh_max[m] = -2;   /* -2: not computed, -1: no JOINTS_n */
     skf_status st = SKF_OK;
@@ -1140,15 +880,15 @@ static skf_status check_skinned_nodes(parser *p)
         if (compute)
             mesh_max[nd->mesh] = -1;
         char what[64];
-        mkplace(what, "joints in skins[%d]", nd->skin);
+        skfi_place(what, "joints in skins[%d]", nd->skin);
         for (size_t j = 0; j < m->primitive_count && !st; ++j) {
             const skf_gltf_primitive *pr = &m->primitives[j];
             for (size_t k = 0; k < pr->attribute_count && !st; ++k) {
                 if (!attr_is(pr->attributes[k].name, "JOINTS_"))
                     continue;
-                char pl[PLACE_MAX];
-                mkplace(pl, "meshes[%d].primitives[%zu].attributes.%.64s", nd->mesh, j,
-                        pr->attributes[k].name);
+                char pl[SKFI_PLACE_MAX];
+                skfi_place(pl, "meshes[%d].primitives[%zu].attributes.%.64s", nd->mesh, j,
+                           pr->attributes[k].name);
                 int64_t amax;
                 if ((st = accessor_max(p, pr->attributes[k].accessor, pl, &amax)))
                     break;
@@ -1166,7 +906,7 @@ static skf_status check_skinned_nodes(parser *p)
 
 /* ---- animations --------------------------------------------------------- */
 
-static skf_status check_key_times(parser *p, int acc, const char *place)
+static skf_status check_key_times(skfi_parser *p, int acc, const char *place)
 {
     if (p->acc_flags[acc] & ACC_INCREASING)
         return SKF_OK;
@@ -1177,46 +917,48 @@ static skf_status check_key_times(parser *p, int acc, const char *place)
     size_t n = p->doc->accessors[acc].count;
     for (size_t k = 1; k < n && !st; ++k)
         if (!(t[k] > t[k - 1]))
-            st = fail(p, SKF_ERR_FORMAT, place,
-                      "key times not increasing: key %zu at %.9g s, key %zu at %.9g s", k - 1,
-                      t[k - 1], k, t[k]);
+            st = skfi_fail(p, SKF_ERR_FORMAT, place,
+                           "key times not increasing: key %zu at %.9g s, key %zu at %.9g s", k - 1,
+                           t[k - 1], k, t[k]);
     if (!st && n && t[0] < 0)
-        st = fail(p, SKF_ERR_FORMAT, place, "negative key time %.9g s", t[0]);
+        st = skfi_fail(p, SKF_ERR_FORMAT, place, "negative key time %.9g s", t[0]);
     skf_free(t);
     if (!st)
         p->acc_flags[acc] |= ACC_INCREASING;
     return st;
 }
 
-static skf_status parse_animation(parser *p, json_t *o, const char *place, skf_gltf_animation *an)
+static skf_status parse_animation(skfi_parser *p, json_t *o, const char *place,
+                                  skf_gltf_animation *an)
 {
     skf_gltf *doc = p->doc;
     json_t *samplers, *channels;
     skf_status st;
     if (!json_is_object(o))
-        return fail(p, SKF_ERR_FORMAT, place, "expected an object");
-    if ((st = get_string(p, o, "name", place, &an->name)) ||
-        (st = get_array(p, o, "samplers", place, true, &samplers)) ||
-        (st = get_array(p, o, "channels", place, true, &channels)))
+        return skfi_fail(p, SKF_ERR_FORMAT, place, "expected an object");
+    if ((st = skfi_get_string(p, o, "name", place, &an->name)) ||
+        (st = skfi_get_array(p, o, "samplers", place, true, &samplers)) ||
+        (st = skfi_get_array(p, o, "channels", place, true, &channels)))
         return st;
     size_t ns = json_array_size(samplers), nc = json_array_size(channels);
     an->samplers = skf_calloc(ns ? ns : 1, sizeof *an->samplers);
     an->channels = skf_calloc(nc ? nc : 1, sizeof *an->channels);
     if (!an->samplers || !an->channels)
-        return nomem(p, place);
+        return skfi_nomem(p, place);
     for (size_t s = 0; s < ns; ++s) {
-        char pl[PLACE_MAX];
-        mkplace(pl, "%s.samplers[%zu]", place, s);
+        char pl[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.samplers[%zu]", place, s);
         json_t *so = json_array_get(samplers, s);
         if (!json_is_object(so))
-            return fail(p, SKF_ERR_FORMAT, pl, "expected an object");
+            return skfi_fail(p, SKF_ERR_FORMAT, pl, "expected an object");
         skf_gltf_sampler *sm = &an->samplers[s];
         json_t *interp;
-        if ((st = get_index(p, so, "input", pl, doc->accessor_count, "accessors", true,
-                            &sm->input)) ||
-            (st = get_index(p, so, "output", pl, doc->accessor_count, "accessors", true,
-                            &sm->output)) ||
-            (st = get_typed(p, so, "interpolation", pl, JSON_STRING, "a string", false, &interp)))
+        if ((st = skfi_get_index(p, so, "input", pl, doc->accessor_count, "accessors", true,
+                                 &sm->input)) ||
+            (st = skfi_get_index(p, so, "output", pl, doc->accessor_count, "accessors", true,
+                                 &sm->output)) ||
+            (st = skfi_get_typed(p, so, "interpolation", pl, JSON_STRING, "a string", false,
+                                 &interp)))
             return st;
         ++an->sampler_count;
         sm->interpolation = SKF_INTERP_LINEAR;
@@ -1229,15 +971,15 @@ static skf_status parse_animation(parser *p, json_t *o, const char *place, skf_g
             else if (strcmp(s2, "CUBICSPLINE") == 0)
                 sm->interpolation = SKF_INTERP_CUBICSPLINE;
             else {
-                char pl2[PLACE_MAX];
-                mkplace(pl2, "%s.interpolation", pl);
-                return fail(p, SKF_ERR_FORMAT, pl2, "'%.40s' is not LINEAR, STEP or CUBICSPLINE",
-                            s2);
+                char pl2[SKFI_PLACE_MAX];
+                skfi_place(pl2, "%s.interpolation", pl);
+                return skfi_fail(p, SKF_ERR_FORMAT, pl2,
+                                 "'%.40s' is not LINEAR, STEP or CUBICSPLINE", s2);
             }
         }
-        char ip[PLACE_MAX], op[PLACE_MAX];
-        mkplace(ip, "%s.input", pl);
-        mkplace(op, "%s.output", pl);
+        char ip[SKFI_PLACE_MAX], op[SKFI_PLACE_MAX];
+        skfi_place(ip, "%s.input", pl);
+        skfi_place(op, "%s.output", pl);
         if ((st = check_usage(p, sm->input, ip, 1, 0, CT_F)) ||
             (st = check_finite(p, sm->input, ip)) || (st = check_key_times(p, sm->input, ip)) ||
             (st = check_usage(p, sm->output, op, 0, 0,
@@ -1246,21 +988,22 @@ static skf_status parse_animation(parser *p, json_t *o, const char *place, skf_g
             (st = check_finite(p, sm->output, op)))
             return st;
         if (sm->interpolation == SKF_INTERP_CUBICSPLINE && doc->accessors[sm->input].count < 2)
-            return fail(p, SKF_ERR_FORMAT, ip, "CUBICSPLINE needs at least 2 keys");
+            return skfi_fail(p, SKF_ERR_FORMAT, ip, "CUBICSPLINE needs at least 2 keys");
     }
     for (size_t c = 0; c < nc; ++c) {
-        char pl[PLACE_MAX], tp[PLACE_MAX];
-        mkplace(pl, "%s.channels[%zu]", place, c);
-        mkplace(tp, "%s.target", pl);
+        char pl[SKFI_PLACE_MAX], tp[SKFI_PLACE_MAX];
+        skfi_place(pl, "%s.channels[%zu]", place, c);
+        skfi_place(tp, "%s.target", pl);
         json_t *co = json_array_get(channels, c);
         if (!json_is_object(co))
-            return fail(p, SKF_ERR_FORMAT, pl, "expected an object");
+            return skfi_fail(p, SKF_ERR_FORMAT, pl, "expected an object");
         skf_gltf_channel *ch = &an->channels[c];
         json_t *target, *path;
-        if ((st = get_index(p, co, "sampler", pl, ns, "samplers", true, &ch->sampler)) ||
-            (st = get_object(p, co, "target", pl, true, &target)) ||
-            (st = get_index(p, target, "node", tp, doc->node_count, "nodes", false, &ch->node)) ||
-            (st = get_typed(p, target, "path", tp, JSON_STRING, "a string", true, &path)))
+        if ((st = skfi_get_index(p, co, "sampler", pl, ns, "samplers", true, &ch->sampler)) ||
+            (st = skfi_get_object(p, co, "target", pl, true, &target)) ||
+            (st = skfi_get_index(p, target, "node", tp, doc->node_count, "nodes", false,
+                                 &ch->node)) ||
+            (st = skfi_get_typed(p, target, "path", tp, JSON_STRING, "a string", true, &path)))
             return st;
         ++an->channel_count;
         const char *ps = json_string_value(path);
@@ -1302,30 +1045,31 @@ static skf_status parse_animation(parser *p, json_t *o, const char *place, skf_g
         }
         if (sm->interpolation == SKF_INTERP_CUBICSPLINE)
             per_key *= 3;
-        char op[PLACE_MAX];
-        mkplace(op, "%s.samplers[%d].output", place, ch->sampler);
+        char op[SKFI_PLACE_MAX];
+        skfi_place(op, "%s.samplers[%d].output", place, ch->sampler);
         if ((st = check_usage(p, sm->output, op, width, rows, allowed)))
             return st;
         size_t out_count = doc->accessors[sm->output].count;
         if (keys > SIZE_MAX / per_key || out_count != keys * per_key)
-            return fail(p, SKF_ERR_FORMAT, op,
-                        "accessors[%d] has %zu values for %zu keys of channels[%zu] (%s%s needs "
-                        "%zu per key)", sm->output, out_count, keys, c, ps,
-                        sm->interpolation == SKF_INTERP_CUBICSPLINE ? ", CUBICSPLINE" : "",
-                        per_key);
+            return skfi_fail(
+                p, SKF_ERR_FORMAT, op,
+                "accessors[%d] has %zu values for %zu keys of channels[%zu] (%s%s needs "
+                "%zu per key)",
+                sm->output, out_count, keys, c, ps,
+                sm->interpolation == SKF_INTERP_CUBICSPLINE ? ", CUBICSPLINE" : "", per_key);
     }
     return SKF_OK;
 }
 
-static skf_status parse_animations(parser *p, json_t *arr)
+static skf_status parse_animations(skfi_parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     skf_status st;
     doc->animations =
-        alloc_top(p, arr, "animations", sizeof *doc->animations, &doc->animation_count, &st);
+        skfi_alloc_top(p, arr, "animations", sizeof *doc->animations, &doc->animation_count, &st);
     for (size_t i = 0; !st && i < doc->animation_count; ++i) {
-        char place[PLACE_MAX];
-        mkplace(place, "animations[%zu]", i);
+        char place[SKFI_PLACE_MAX];
+        skfi_place(place, "animations[%zu]", i);
         st = parse_animation(p, json_array_get(arr, i), place, &doc->animations[i]);
     }
     return st;
@@ -1333,33 +1077,34 @@ static skf_status parse_animations(parser *p, json_t *arr)
 
 /* ---- scenes ------------------------------------------------------------- */
 
-static skf_status parse_scenes(parser *p, json_t *root, json_t *arr)
+static skf_status parse_scenes(skfi_parser *p, json_t *root, json_t *arr)
 {
     skf_gltf *doc = p->doc;
     size_t n = json_array_size(arr);
     skf_status st;
-    doc->scenes = alloc_top(p, arr, "scenes", sizeof *doc->scenes, &doc->scene_count, &st);
+    doc->scenes = skfi_alloc_top(p, arr, "scenes", sizeof *doc->scenes, &doc->scene_count, &st);
     if (st)
         return st;
     for (size_t i = 0; i < n; ++i) {
-        char place[PLACE_MAX];
+        char place[SKFI_PLACE_MAX];
         json_t *o;
-        if ((st = get_element(p, arr, "scenes", i, place, &o)))
+        if ((st = skfi_get_element(p, arr, "scenes", i, place, &o)))
             return st;
         skf_gltf_scene *sc = &doc->scenes[i];
         json_t *nodes;
-        if ((st = get_string(p, o, "name", place, &sc->name)) ||
-            (st = get_array(p, o, "nodes", place, false, &nodes)))
+        if ((st = skfi_get_string(p, o, "name", place, &sc->name)) ||
+            (st = skfi_get_array(p, o, "nodes", place, false, &nodes)))
             return st;
         size_t nn = json_array_size(nodes);
         sc->nodes = skf_malloc_array(nn ? nn : 1, sizeof *sc->nodes);
         if (!sc->nodes)
-            return nomem(p, place);
+            return skfi_nomem(p, place);
         for (size_t k = 0; k < nn; ++k) {
-            char pl[PLACE_MAX];
-            mkplace(pl, "%s.nodes[%zu]", place, k);
+            char pl[SKFI_PLACE_MAX];
+            skfi_place(pl, "%s.nodes[%zu]", place, k);
             int node;
-            if ((st = check_index(p, json_array_get(nodes, k), pl, doc->node_count, "nodes", &node)))
+            if ((st = skfi_check_index(p, json_array_get(nodes, k), pl, doc->node_count, "nodes",
+                                       &node)))
                 return st;
             sc->nodes[sc->node_count++] = node;
             if (doc->nodes[node].parent >= 0)
@@ -1368,7 +1113,7 @@ static skf_status parse_scenes(parser *p, json_t *root, json_t *arr)
         }
     }
     json_t *dflt = json_object_get(root, "scene");
-    if (dflt && (st = check_index(p, dflt, "scene", n, "scenes", &doc->scene)))
+    if (dflt && (st = skfi_check_index(p, dflt, "scene", n, "scenes", &doc->scene)))
         return st;
     return SKF_OK;
 }
@@ -1385,31 +1130,32 @@ static bool string_in(json_t *arr, const char *s)
     return false;
 }
 
-static skf_status check_asset(parser *p, json_t *root)
+static skf_status check_asset(skfi_parser *p, json_t *root)
 {
     json_t *asset, *version, *req, *used;
     skf_status st;
-    if ((st = get_object(p, root, "asset", "", true, &asset)) ||
-        (st = get_typed(p, asset, "version", "asset", JSON_STRING, "a string", true, &version)) ||
-        (st = get_array(p, root, "extensionsRequired", "", false, &req)) ||
-        (st = get_array(p, root, "extensionsUsed", "", false, &used)))
+    if ((st = skfi_get_object(p, root, "asset", "", true, &asset)) ||
+        (st = skfi_get_typed(p, asset, "version", "asset", JSON_STRING, "a string", true,
+                             &version)) ||
+        (st = skfi_get_array(p, root, "extensionsRequired", "", false, &req)) ||
+        (st = skfi_get_array(p, root, "extensionsUsed", "", false, &used)))
         return st;
     const char *v = json_string_value(version);
     if (v[0] != '2' || v[1] != '.')
-        return fail(p, SKF_ERR_FORMAT, "asset.version", "'%.20s' is not supported (glTF 2.x only)",
-                    v);
+        return skfi_fail(p, SKF_ERR_FORMAT, "asset.version",
+                         "'%.20s' is not supported (glTF 2.x only)", v);
     p->quantized = string_in(used, "KHR_mesh_quantization") ||
                    string_in(req, "KHR_mesh_quantization");
     static const char *unsupported[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                         "KHR_meshopt_compression", "EXT_mesh_gpu_instancing"};
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; ++i)
         if (string_in(req, unsupported[i]))
-            return fail(p, SKF_ERR_FORMAT, "extensionsRequired",
-                        "%s is not supported (decompress the file first)", unsupported[i]);
+            return skfi_fail(p, SKF_ERR_FORMAT, "extensionsRequired",
+                             "%s is not supported (decompress the file first)", unsupported[i]);
     return SKF_OK;
 }
 
-static skf_status reparse(parser *p)
+static skf_status reparse(skfi_parser *p)
 {
     skf_gltf *doc = p->doc;
     json_t *root = doc->json;
@@ -1421,26 +1167,27 @@ static skf_status reparse(parser *p)
     if (st)
         return st;
     for (int k = 0; k < 8; ++k) {
-        if ((st = get_array(p, root, keys[k], "", false, &arr[k])))
+        if ((st = skfi_get_array(p, root, keys[k], "", false, &arr[k])))
             return st;
         if (json_array_size(arr[k]) > (size_t)INT_MAX)
-            return fail(p, SKF_ERR_LIMIT, keys[k],
-                        "more than %d elements (the reader's fixed limit: indices are int)",
-                        INT_MAX);
+            return skfi_fail(p, SKF_ERR_LIMIT, keys[k],
+                             "more than %d elements (the reader's fixed limit: indices are int)",
+                             INT_MAX);
     }
     if (json_array_size(arr[0]) != doc->buffer_count)
-        return fail(p, SKF_ERR_ARGUMENT, "buffers", "JSON lists %zu buffers, document holds %zu",
-                    json_array_size(arr[0]), doc->buffer_count);
+        return skfi_fail(p, SKF_ERR_ARGUMENT, "buffers",
+                         "JSON lists %zu buffers, document holds %zu", json_array_size(arr[0]),
+                         doc->buffer_count);
     for (size_t i = 0; i < doc->buffer_count; ++i) {
-        char place[PLACE_MAX];
-        mkplace(place, "buffers[%zu]", i);
+        char place[SKFI_PLACE_MAX];
+        skfi_place(place, "buffers[%zu]", i);
         size_t len;
-        if ((st = get_size(p, json_array_get(arr[0], i), "byteLength", place, 1, LLONG_MAX, true, 0,
-                           &len)))
+        if ((st = skfi_get_size(p, json_array_get(arr[0], i), "byteLength", place, 1, LLONG_MAX,
+                                true, 0, &len)))
             return st;
         if (len > doc->buffers[i].size)
-            return fail_at(p, SKF_ERR_FORMAT, place, "byteLength",
-                           "%zu bytes declared, %zu available", len, doc->buffers[i].size);
+            return skfi_fail_at(p, SKF_ERR_FORMAT, place, "byteLength",
+                                "%zu bytes declared, %zu available", len, doc->buffers[i].size);
     }
     size_t accessor_n = json_array_size(arr[2]);
     p->acc_flags = skf_calloc(accessor_n ? accessor_n : 1, 1);
@@ -1450,7 +1197,7 @@ static skf_status reparse(parser *p)
         skf_free(p->acc_max);
         p->acc_flags = NULL;
         p->acc_max = NULL;
-        return nomem(p, "accessors");
+        return skfi_nomem(p, "accessors");
     }
     for (size_t i = 0; i < accessor_n; ++i)
         p->acc_max[i] = -1;
@@ -1475,153 +1222,16 @@ done:
 
 skf_status skf_gltf_reparse(skf_gltf *doc, skf_warnings *warnings, skf_error *err)
 {
-    parser p = {.doc = doc, .name = doc->path ? doc->path : "<memory>", .warn = warnings,
+    skfi_parser p = {.doc = doc, .name = doc->path ? doc->path : "<memory>", .warn = warnings,
                 .err = err};
     return reparse(&p);
 }
 
-/* ---- buffers ------------------------------------------------------------ */
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Resolve a relative URI reference against base_dir into a file path
- * (percent-decoded). Rejects schemes other than data:, absolute paths and
- * embedded NUL. */
-static skf_status uri_to_path(parser *p, const char *uri, const char *base_dir, const char *place,
-                              char **out)
-{
-    *out = NULL;
-    size_t n = strlen(uri);
-    for (size_t i = 0; i < n; ++i) {
-        char c = uri[i];
-        if (c == ':' )
-            return fail(p, SKF_ERR_FORMAT, place,
-                        "'%.60s': only relative file references and data: URIs are supported", uri);
-        if (c == '/' || c == '?' || c == '#')
-            break;
-    }
-    if (uri[0] == '/' || n == 0)
-        return fail(p, SKF_ERR_FORMAT, place, "'%.60s': only relative file references are supported",
-                    uri);
-    if (!base_dir)
-        return fail(p, SKF_ERR_ARGUMENT, place,
-                    "'%.60s': external file, but the document was loaded from memory", uri);
-    size_t bl = strlen(base_dir);
-    char *path = skf_malloc(bl + 1 + n + 1);
-    if (!path)
-        return nomem(p, place);
-    memcpy(path, base_dir, bl);
-    size_t o = bl;
-    if (bl && path[bl - 1] != '/')
-        path[o++] = '/';
-    for (size_t i = 0; i < n; ++i) {
-        if (uri[i] == '?' || uri[i] == '#')
-            break;
-        if (uri[i] == '%' && i + 2 < n && hexval(uri[i + 1]) >= 0 && hexval(uri[i + 2]) >= 0) {
-            char c = (char)(hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]));
-            if (c == 0) {
-                skf_free(path);
-                return fail(p, SKF_ERR_FORMAT, place, "'%.60s': encodes a NUL byte", uri);
-            }
-            path[o++] = c;
-            i += 2;
-        } else {
-            path[o++] = uri[i];
-        }
-    }
-    path[o] = 0;
-    *out = path;
-    return SKF_OK;
-}
-
-static skf_status load_buffers(parser *p, json_t *root, const skfi_glb *glb, const char *base_dir)
-{
-    skf_gltf *doc = p->doc;
-    json_t *arr;
-    skf_status st = get_array(p, root, "buffers", "", false, &arr);
-    if (st)
-        return st;
-    doc->buffers = alloc_top(p, arr, "buffers", sizeof *doc->buffers, &doc->buffer_count, &st);
-    for (size_t i = 0; i < doc->buffer_count; ++i) {
-        char place[PLACE_MAX], up[PLACE_MAX];
-        json_t *o;
-        if ((st = get_element(p, arr, "buffers", i, place, &o)))
-            return st;
-        mkplace(up, "%s.uri", place);
-        size_t len;
-        json_t *uri;
-        if ((st = get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &len)) ||
-            (st = get_typed(p, o, "uri", place, JSON_STRING, "a string", false, &uri)))
-            return st;
-        if (len > skf_limit(SKF_LIMIT_FILE_BYTES))
-            return fail_at(p, SKF_ERR_LIMIT, place, "byteLength", "%zu bytes exceed %s", len,
-                           skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
-        uint8_t *data = NULL;
-        size_t size = 0;
-        if (!uri) {
-            if (i != 0 || !glb)
-                return fail(p, SKF_ERR_FORMAT, up, "missing (only buffers[0] of a GLB may omit it)");
-            if (!glb->bin)
-                return fail(p, SKF_ERR_FORMAT, up, "missing, and the GLB has no BIN chunk");
-            if (glb->bin_size < len)
-                return fail(p, SKF_ERR_FORMAT, place,
-                            "byteLength %zu is past the end of the BIN chunk (%zu bytes)", len,
-                            glb->bin_size);
-            data = skf_malloc(len);
-            if (!data)
-                return nomem(p, place);
-            memcpy(data, glb->bin, len);
-            size = len;
-        } else {
-            const char *u = json_string_value(uri);
-            if (strncmp(u, "data:", 5) == 0) {
-                const char *comma = strchr(u, ',');
-                if (!comma || comma - u < 12 || strncmp(comma - 7, ";base64", 7) != 0)
-                    return fail(p, SKF_ERR_FORMAT, up, "data: URI is not base64");
-                size_t bad;
-                if (!skfi_base64_decode(comma + 1, strlen(comma + 1), &data, &size, &bad)) {
-                    if (bad == SIZE_MAX)
-                        return nomem(p, up);
-                    return fail(p, SKF_ERR_FORMAT, up, "invalid base64 at character %zu",
-                                (size_t)(comma + 1 - u) + bad);
-                }
-            } else {
-                char *path;
-                if ((st = uri_to_path(p, u, base_dir, up, &path)))
-                    return st;
-                skf_error e;
-                st = skf_read_file_limited(path, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
-                skf_free(path);
-                if (st)
-                    return fail(p, st, up, "%s", e.message);
-            }
-            if (size < len) {
-                skf_free(data);
-                return fail(p, SKF_ERR_FORMAT, place, "byteLength %zu but the data holds %zu bytes",
-                            len, size);
-            }
-            size = len;
-        }
-        doc->buffers[i].data = data;
-        doc->buffers[i].size = size;
-    }
-    return st;
-}
-
 /* ---- entry points ------------------------------------------------------- */
 
-skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
-                                const char *base_dir, skf_gltf **out, skf_warnings *warnings,
-                                skf_error *err)
+skf_status skf_gltf_load_memory_opts(const void *data, size_t size, const char *name,
+                                     const char *base_dir, const skf_gltf_load_options *options,
+                                     skf_gltf **out, skf_warnings *warnings, skf_error *err)
 {
     *out = NULL;
     if (!name)
@@ -1640,7 +1250,8 @@ skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
         skf_gltf_free(doc);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
     }
-    parser p = {.doc = doc, .name = doc->path, .warn = warnings, .err = err};
+    skfi_parser p = {.doc = doc, .name = doc->path, .options = options, .warn = warnings,
+                     .err = err};
     skfi_glb glb;
     const uint8_t *json_bytes;
     size_t json_size, json_offset;
@@ -1700,7 +1311,8 @@ skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
         goto fail;
     }
     if ((st = check_asset(&p, root)) ||
-        (st = load_buffers(&p, root, is_glb ? &glb : NULL, base_dir)) || (st = reparse(&p)))
+        (st = skfi_load_buffers(&p, root, is_glb ? &glb : NULL, base_dir)) ||
+        (st = reparse(&p)))
         goto fail;
     *out = doc;
     return SKF_OK;
@@ -1709,12 +1321,20 @@ fail:
     return st;
 }
 
-skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warnings, skf_error *err)
+skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
+                                const char *base_dir, skf_gltf **out, skf_warnings *warnings,
+                                skf_error *err)
+{
+    return skf_gltf_load_memory_opts(data, size, name, base_dir, NULL, out, warnings, err);
+}
+
+skf_status skf_gltf_load_opts(const char *path, const skf_gltf_load_options *options,
+                              skf_gltf **out, skf_warnings *warnings, skf_error *err)
 {
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file_limited(path, SKF_LIMIT_FILE_BYTES, &data, &size, err);
+    skf_status st = skfi_read_through(options, path, &data, &size, err);
     if (st)
         return st;
     /* base dir = everything up to the last '/', or "." */
@@ -1733,50 +1353,13 @@ skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warning
         base[0] = '.';
     }
     base[bl] = 0;
-    st = skf_gltf_load_memory(data, size, path, base, out, warnings, err);
+    st = skf_gltf_load_memory_opts(data, size, path, base, options, out, warnings, err);
     skf_free(base);
     skf_free(data);
     return st;
 }
 
-/* ---- queries ------------------------------------------------------------ */
-
-void skf_gltf_node_local_matrix(const skf_gltf_node *node, double local_to_parent[16])
+skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warnings, skf_error *err)
 {
-    if (node->has_matrix)
-        memcpy(local_to_parent, node->matrix, sizeof node->matrix);
-    else
-        skf_mat4_from_trs(local_to_parent, node->translation, node->rotation, node->scale);
-}
-
-static const char *after_prefix(const char *s)
-{
-    const char *bar = strrchr(s, '|');
-    return bar ? bar + 1 : s;
-}
-
-int skf_gltf_find_animation(const skf_gltf *doc, const char *name)
-{
-    if (!name)
-        return -1;
-    for (size_t i = 0; i < doc->animation_count; ++i)
-        if (doc->animations[i].name && strcmp(doc->animations[i].name, name) == 0)
-            return (int)i;
-    const char *want = after_prefix(name);
-    for (size_t i = 0; i < doc->animation_count; ++i)
-        if (doc->animations[i].name && strcmp(after_prefix(doc->animations[i].name), want) == 0)
-            return (int)i;
-    /* "Walk" for "Armature|TRex_Walk": a unique match of "_<name>" at the end. */
-    size_t wl = strlen(want);
-    int found = -1;
-    for (size_t i = 0; i < doc->animation_count; ++i) {
-        const char *a = doc->animations[i].name ? after_prefix(doc->animations[i].name) : "";
-        size_t al = strlen(a);
-        if (wl && al > wl && a[al - wl - 1] == '_' && strcmp(a + al - wl, want) == 0) {
-            if (found >= 0)
-                return -1;   /* ambiguous */
-            found = (int)i;
-        }
-    }
-    return found;
+    return skf_gltf_load_opts(path, NULL, out, warnings, err);
 }
