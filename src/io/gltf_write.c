@@ -150,43 +150,6 @@ static const char *sniff_mime(const uint8_t *d, size_t n)
     return NULL;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* "<base_dir>/<percent-decoded uri>", or NULL. */
-static char *resolve_uri(const char *base_dir, const char *uri)
-{
-    size_t dlen = base_dir ? strlen(base_dir) : 0;
-    size_t ulen = strlen(uri);
-    char *p = skf_malloc(dlen + ulen + 2);
-    if (!p)
-        return NULL;
-    size_t o = 0;
-    if (dlen) {
-        memcpy(p, base_dir, dlen);
-        o = dlen;
-        if (p[o - 1] != '/')
-            p[o++] = '/';
-    }
-    for (size_t i = 0; i < ulen; ++i) {
-        int h1, h2;
-        if (uri[i] == '%' && i + 2 < ulen && (h1 = hexval(uri[i + 1])) >= 0 &&
-            (h2 = hexval(uri[i + 2])) >= 0 && (h1 | h2) != 0) {
-            p[o++] = (char)(h1 * 16 + h2);
-            i += 2;
-        } else {
-            p[o++] = uri[i];
-        }
-    }
-    p[o] = 0;
-    return p;
-}
-
 static skf_status embed_images(writer *w)
 {
     json_t *images = json_object_get(w->root, "images");
@@ -223,15 +186,18 @@ static skf_status embed_images(writer *w)
                 continue;
             }
         } else {
-            if (!w->doc->base_dir || uri[0] == '/' || strstr(uri, "://")) {
+            /* the reader's resolver: relative references only, no scheme */
+            char *file;
+            const char *why;
+            skf_status rs = skfi_uri_to_path(uri, w->doc->base_dir, &file, &why);
+            if (rs == SKF_ERR_NOMEM)
+                return nomem(w, "images");
+            if (rs) {
                 skf_warn(w->warnings,
-                         "%s: images[%zu].uri: '%s' cannot be resolved; kept as an external URI",
-                         w->dn, i, uri);
+                         "%s: images[%zu].uri: '%s' cannot be resolved (%s); kept as an external "
+                         "URI", w->dn, i, uri, why);
                 continue;
             }
-            char *file = resolve_uri(w->doc->base_dir, uri);
-            if (!file)
-                return nomem(w, "images");
             skf_error e;
             skf_status st = skf_read_file_limited(file, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
             skf_free(file);

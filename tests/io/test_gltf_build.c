@@ -411,6 +411,71 @@ static void test_images(const char *dir)
     unlink(bin);
 }
 
+/* The writer resolves image URIs with the reader's strict resolver: a
+ * scheme ("file:", "C:"), an absolute path or %00 is kept as an external URI
+ * with a warning even when a file of that name exists, and a query is
+ * dropped ("tex.png?v=2" embeds tex.png). Before, the writer embedded
+ * "file:tex.png" and "C:tex.png" from the document's folder. */
+static void test_image_uris(const char *dir)
+{
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I',
+                                  'H', 'D', 'R', 1, 2, 3};
+    char plain[4200], scheme[4200], drive[4200], path[4200], out[4200], abs[4200];
+    snprintf(plain, sizeof plain, "%s/tex.png", dir);
+    snprintf(scheme, sizeof scheme, "%s/file:tex.png", dir);
+    snprintf(drive, sizeof drive, "%s/C:tex.png", dir);
+    put_file(plain, png, sizeof png);
+    put_file(scheme, png, sizeof png);
+    put_file(drive, png, sizeof png);
+    CHECK(realpath(plain, abs) != NULL); /* the same file by its absolute path */
+    char json[16384];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},"
+             "\"images\":[{\"uri\":\"file:tex.png\"},{\"uri\":\"C:tex.png\"},{\"uri\":\"%s\"},"
+             "{\"uri\":\"tex%%00.png\"},{\"uri\":\"tex.png?v=2\"}]}",
+             abs);
+    snprintf(path, sizeof path, "%s/uris.gltf", dir);
+    put_file(path, json, strlen(json));
+    snprintf(out, sizeof out, "%s/uris.glb", dir);
+    skf_error e;
+    skf_gltf *d = NULL, *b = NULL;
+    CHECK_MSG(skf_gltf_load(path, &d, NULL, &e) == SKF_OK, "%s", e.message);
+    if (!d)
+        return;
+    skf_warnings w = {0};
+    CHECK_MSG(skf_gltf_write_glb(d, out, &w, &e) == SKF_OK, "%s", e.message);
+    CHECK_MSG(w.count == 4, "%zu warnings", w.count);
+    for (size_t i = 0; i < w.count; ++i) {
+        printf("  warning: %s\n", w.items[i]);
+        char want[64];
+        snprintf(want, sizeof want, "images[%zu].uri: '", i);
+        CHECK(strstr(w.items[i], want) && strstr(w.items[i], "cannot be resolved (") &&
+              strstr(w.items[i], "kept as an external URI"));
+    }
+    skf_warnings_release(&w);
+    CHECK(skf_gltf_load(out, &b, NULL, &e) == SKF_OK);
+    if (b) {
+        json_t *imgs = json_object_get(b->json, "images");
+        const char *kept[] = {"file:tex.png", "C:tex.png", abs, "tex%00.png"};
+        for (size_t i = 0; i < 4; ++i) {
+            json_t *im = json_array_get(imgs, i);
+            const char *u = json_string_value(json_object_get(im, "uri"));
+            CHECK_MSG(u && !strcmp(u, kept[i]) && !json_object_get(im, "bufferView"),
+                      "images[%zu] %s", i, u ? u : "(embedded)");
+        }
+        json_t *q = json_array_get(imgs, 4);
+        CHECK(!json_object_get(q, "uri") && json_object_get(q, "bufferView") &&
+              !strcmp(json_string_value(json_object_get(q, "mimeType")), "image/png"));
+    }
+    skf_gltf_free(b);
+    skf_gltf_free(d);
+    unlink(out);
+    unlink(path);
+    unlink(plain);
+    unlink(scheme);
+    unlink(drive);
+}
+
 /* A document without binary data writes a GLB without a BIN chunk. */
 static void test_empty(const char *dir)
 {
@@ -448,6 +513,7 @@ int main(void)
     test_animation_args();
     test_two_weight_sets(dir);
     test_images(dir);
+    test_image_uris(dir);
     test_empty(dir);
     return skf_test_done();
 }
