@@ -6,6 +6,7 @@
  * 1-based "f a b c" triangles.
  */
 #include "skinfit/meshseq.h"
+#include "base/strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -317,45 +318,6 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
     return st;
 }
 
-/* Append formatted text to a growable char buffer. */
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = true;
-            return;
-        }
-        if ((size_t)k < room) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 1 << 16;
-        while (cap - b->n <= (size_t)k)
-            cap *= 2;
-        char *p = skf_realloc_array(b->s, cap, 1);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-}
-
 skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error *err)
 {
     size_t len = strlen(where);
@@ -369,12 +331,12 @@ skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error
     if (folder && !is_dir(where) && mkdir(where, 0777) != 0)
         return skf_fail(err, SKF_ERR_IO, "%s: cannot create folder: %s", where, strerror(errno));
     char name[4096];
-    sbuf b = {0};
+    skfi_strbuf b = {0};
     skf_status st = SKF_OK;
     for (size_t f = 0; f < seq->frame_count && !st; ++f) {
         if ((st = frame_name(where, folder, f, name, sizeof name, err)))
             break;
-        b.n = 0;
+        skfi_strbuf_clear(&b);
         const double *p = seq->positions + f * seq->vertex_count * 3;
         for (size_t v = 0; v < seq->vertex_count; ++v) {
             if (!isfinite(p[3 * v]) || !isfinite(p[3 * v + 1]) || !isfinite(p[3 * v + 2])) {
@@ -382,15 +344,15 @@ skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error
                               f, v);
                 break;
             }
-            sb_printf(&b, "v %.9g %.9g %.9g\n", p[3 * v], p[3 * v + 1], p[3 * v + 2]);
+            skfi_strbuf_printf(&b, "v %.9g %.9g %.9g\n", p[3 * v], p[3 * v + 1], p[3 * v + 2]);
         }
         for (size_t t = 0; !st && seq->triangles && t < seq->triangle_count; ++t)
-            sb_printf(&b, "f %u %u %u\n", seq->triangles[3 * t] + 1, seq->triangles[3 * t + 1] + 1,
+            skfi_strbuf_printf(&b, "f %u %u %u\n", seq->triangles[3 * t] + 1, seq->triangles[3 * t + 1] + 1,
                       seq->triangles[3 * t + 2] + 1);
-        if (!st && b.oom)
+        if (!st && b.failed)
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
         if (!st)
-            st = skf_write_file_atomic(name, b.s, b.n, err);
+            st = skf_write_file_atomic(name, b.data, b.len, err);
     }
     /* A folder may hold frames of an earlier, longer sequence: remove the
      * consecutive stale frames after ours so the folder reads back as written. */
@@ -400,6 +362,6 @@ skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error
                 break;
             unlink(name);
         }
-    skf_free(b.s);
+    skf_free(b.data);
     return st;
 }

@@ -3,6 +3,7 @@
 #define SKF_SVG_INTERNAL_H
 
 #include "skinfit/svg.h"
+#include "base/strbuf.h"
 
 #include <libxml/tree.h>
 
@@ -176,14 +177,7 @@ void svgi_deform(const skf_svg_character *c, const svgi_bone_state *bs, double *
 
 /* write.c: append path data of a geometry with node coordinates xy (root
  * space) mapped by root_to_element. */
-typedef struct svgi_buf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} svgi_buf;
-void svgi_buf_put(svgi_buf *b, const char *s, size_t n);
-void svgi_buf_puts(svgi_buf *b, const char *s);
-void svgi_write_path_data(svgi_buf *b, const svgi_path *p, const double *xy);
+void svgi_write_path_data(skfi_strbuf *b, const svgi_path *p, const double *xy);
 const skf_svg_character *svgi_animator_character(const skf_svg_animator *a);
 
 #endif

@@ -22,29 +22,6 @@
 #define PH_V "\xEE\x80\x81"
 #define PH_END "\xEE\x80\x82"
 
-void svgi_buf_put(svgi_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = skf_realloc_array(b->data, cap, 1);
-        if (!d) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = 0;
-}
-
-void svgi_buf_puts(svgi_buf *b, const char *s) { svgi_buf_put(b, s, strlen(s)); }
-
 size_t skf_svg_format_number(char *buf, double v)
 {
     if (!isfinite(v) || fabs(v) >= 1e11) {
@@ -94,22 +71,22 @@ size_t skf_svg_format_number(char *buf, double v)
     return (size_t)n;
 }
 
-static void put_xy(svgi_buf *b, const svgi_path *p, const double *q, char sep)
+static void put_xy(skfi_strbuf *b, const svgi_path *p, const double *q, char sep)
 {
     double o[2];
     svgi_affine_apply(p->root_to_element, q, o);
     char num[40];
     if (sep)
-        svgi_buf_put(b, &sep, 1);
+        skfi_strbuf_put(b, &sep, 1);
     size_t n = skf_svg_format_number(num, o[0]);
-    svgi_buf_put(b, num, n);
-    svgi_buf_put(b, ",", 1);
+    skfi_strbuf_put(b, num, n);
+    skfi_strbuf_put(b, ",", 1);
     n = skf_svg_format_number(num, o[1]);
-    svgi_buf_put(b, num, n);
+    skfi_strbuf_put(b, num, n);
 }
 
 /* Curve from node a to node b (rest geometry ra, rb decides line vs cubic). */
-static void put_curve(svgi_buf *b, const svgi_path *p, const double *ra, const double *rb,
+static void put_curve(skfi_strbuf *b, const svgi_path *p, const double *ra, const double *rb,
                       const double *a, const double *bb)
 {
     bool line = ra[4] == ra[0] && ra[5] == ra[1] && rb[2] == rb[0] && rb[3] == rb[1];
@@ -122,7 +99,7 @@ static void put_curve(svgi_buf *b, const svgi_path *p, const double *ra, const d
     }
 }
 
-void svgi_write_path_data(svgi_buf *b, const svgi_path *p, const double *xy)
+void svgi_write_path_data(skfi_strbuf *b, const svgi_path *p, const double *xy)
 {
     const svgi_geom *g = &p->geom;
     for (size_t s = 0; s < g->sub_count; ++s) {
@@ -137,7 +114,7 @@ void svgi_write_path_data(svgi_buf *b, const svgi_path *p, const double *xy)
             size_t l = sub->count - 1;
             if (sub->count > 1)
                 put_curve(b, p, r + 6 * l, r, x + 6 * l, x);
-            svgi_buf_put(b, "Z", 1);
+            skfi_strbuf_put(b, "Z", 1);
         }
     }
 }
@@ -248,38 +225,38 @@ skf_status svgi_build_frame_template(skf_svg_character *c, skf_error *err)
     return build_template(c, &c->frame_tpl, c->path_count, err);
 }
 
-static void put_escaped(svgi_buf *b, const char *s)
+static void put_escaped(skfi_strbuf *b, const char *s)
 {
     for (; *s; ++s) {
         switch (*s) {
-        case '&': svgi_buf_puts(b, "&amp;"); break;
-        case '<': svgi_buf_puts(b, "&lt;"); break;
-        case '"': svgi_buf_puts(b, "&quot;"); break;
-        default: svgi_buf_put(b, s, 1);
+        case '&': skfi_strbuf_puts(b, "&amp;"); break;
+        case '<': skfi_strbuf_puts(b, "&lt;"); break;
+        case '"': skfi_strbuf_puts(b, "&quot;"); break;
+        default: skfi_strbuf_put(b, s, 1);
         }
     }
 }
 
 /* Emit segment text before a d value, adding the display attribute. */
-static void put_d_prefix(svgi_buf *b, const svgi_template *t, const svgi_segment *sg,
+static void put_d_prefix(skfi_strbuf *b, const svgi_template *t, const svgi_segment *sg,
                          const svgi_path *p, bool visible)
 {
     const char *s = t->text + sg->start;
     if (visible && !p->display_orig) {
-        svgi_buf_put(b, s, sg->len);
+        skfi_strbuf_put(b, s, sg->len);
         return;
     }
-    svgi_buf_put(b, s, sg->len - 3);
-    svgi_buf_puts(b, "display=\"");
+    skfi_strbuf_put(b, s, sg->len - 3);
+    skfi_strbuf_puts(b, "display=\"");
     put_escaped(b, visible ? p->display_orig : "none");
-    svgi_buf_puts(b, "\" d=\"");
+    skfi_strbuf_puts(b, "\" d=\"");
 }
 
 skf_status skf_svg_write_frame(const skf_svg_animator *a, char **svg, size_t *size, skf_error *err)
 {
     const skf_svg_character *c = svgi_animator_character(a);
     const svgi_template *t = &c->frame_tpl;
-    svgi_buf b = {0};
+    skfi_strbuf b = {0};
     for (size_t k = 0; k < t->count; ++k) {
         const svgi_segment *sg = &t->segs[k];
         const svgi_path *p = &c->paths[sg->path];
@@ -288,7 +265,7 @@ skf_status skf_svg_write_frame(const skf_svg_animator *a, char **svg, size_t *si
         put_d_prefix(&b, t, sg, p, visible);
         svgi_write_path_data(&b, p, xy);
     }
-    svgi_buf_put(&b, t->text + t->segs[t->count].start, t->segs[t->count].len);
+    skfi_strbuf_put(&b, t->text + t->segs[t->count].start, t->segs[t->count].len);
     if (b.failed) {
         skf_free(b.data);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory writing a frame", c->name);
@@ -355,11 +332,11 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
     size_t n = tr->frame_count;
     char dur[64];
     snprintf(dur, sizeof dur, "%.10gs", (double)n / tr->fps);
-    svgi_buf kt = {0};
+    skfi_strbuf kt = {0};
     for (size_t i = 0; i < n; ++i) {
         char v[40];
         int l = snprintf(v, sizeof v, "%s%.10g", i ? ";" : "", (double)i / (double)n);
-        svgi_buf_put(&kt, v, (size_t)l);
+        skfi_strbuf_put(&kt, v, (size_t)l);
     }
     skf_status st = SKF_OK;
     xmlNodePtr *added = skf_calloc(2 * c->path_count + 1, sizeof *added);
@@ -369,7 +346,7 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
     }
     size_t nadded = 0;
-    svgi_buf disp = {0};
+    skfi_strbuf disp = {0};
     for (size_t i = 0; i < c->path_count && st == SKF_OK; ++i) {
         svgi_path *p = &c->paths[i];
         xmlNodePtr a = xmlNewChild(p->node, p->node->ns, (const xmlChar *)"animate", NULL);
@@ -388,11 +365,11 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
         for (size_t f = 0; f < n; ++f)
             any_hidden |= !tr->visible[f][i];
         if (ok && any_hidden) {
-            disp.len = 0;
+            skfi_strbuf_clear(&disp);
             for (size_t f = 0; f < n; ++f) {
                 if (f)
-                    svgi_buf_put(&disp, ";", 1);
-                svgi_buf_puts(&disp, tr->visible[f][i] ? (p->display_orig ? p->display_orig
+                    skfi_strbuf_put(&disp, ";", 1);
+                skfi_strbuf_puts(&disp, tr->visible[f][i] ? (p->display_orig ? p->display_orig
                                                                           : "inline")
                                                        : "none");
             }
@@ -422,7 +399,7 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
     skf_free(added);
     if (st != SKF_OK)
         return st;
-    svgi_buf b = {0};
+    skfi_strbuf b = {0};
     for (size_t k = 0; k < t.count; ++k) {
         const svgi_segment *sg = &t.segs[k];
         const svgi_path *p = &c->paths[sg->path];
@@ -432,15 +409,15 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
             svgi_write_path_data(&b, p, tr->xy[0] + 2 * p->point_base);
             continue;
         }
-        svgi_buf_put(&b, t.text + sg->start, sg->len);
+        skfi_strbuf_put(&b, t.text + sg->start, sg->len);
         for (size_t f = 0; f < n; ++f) {
             if (f)
-                svgi_buf_put(&b, ";", 1);
+                skfi_strbuf_put(&b, ";", 1);
             base = tr->xy[f] + 2 * p->point_base;
             svgi_write_path_data(&b, p, base);
         }
     }
-    svgi_buf_put(&b, t.text + t.segs[t.count].start, t.segs[t.count].len);
+    skfi_strbuf_put(&b, t.text + t.segs[t.count].start, t.segs[t.count].len);
     svgi_template_release(&t);
     if (b.failed) {
         skf_free(b.data);
