@@ -3,106 +3,45 @@
  * 2397 data URIs). No script and no external resource, so the page opens
  * offline and a browser has nothing to fetch or log. */
 #include "skinfit/report.h"
+#include "base/strbuf.h"
 
 #include <cairo.h>
 #include <gif_lib.h>
 #include <jansson.h>
 #include <math.h>
 #include <png.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef struct sbuf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} sbuf;
-
-static void sb_reserve(sbuf *b, size_t more)
-{
-    if (b->failed || b->len + more + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = skf_realloc_array(b->data, cap, 1);
-    if (!p) {
-        b->failed = true;
-        return;
-    }
-    b->data = p;
-    b->cap = cap;
-}
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    sb_reserve(b, n);
-    if (b->failed)
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = 0;
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-    sb_put(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char tmp[512];
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        sb_put(b, tmp, (size_t)n);
-        return;
-    }
-    sb_reserve(b, (size_t)n);
-    if (b->failed)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* HTML-escaped text (also valid inside attribute values in double quotes). */
-static void sb_esc(sbuf *b, const char *s)
+static void sb_esc(skfi_strbuf *b, const char *s)
 {
     if (!s)
         return;
     for (; *s; ++s) {
         switch (*s) {
-        case '&': sb_str(b, "&amp;"); break;
-        case '<': sb_str(b, "&lt;"); break;
-        case '>': sb_str(b, "&gt;"); break;
-        case '"': sb_str(b, "&quot;"); break;
-        case '\'': sb_str(b, "&#39;"); break;
-        default: sb_put(b, s, 1); break;
+        case '&': skfi_strbuf_puts(b, "&amp;"); break;
+        case '<': skfi_strbuf_puts(b, "&lt;"); break;
+        case '>': skfi_strbuf_puts(b, "&gt;"); break;
+        case '"': skfi_strbuf_puts(b, "&quot;"); break;
+        case '\'': skfi_strbuf_puts(b, "&#39;"); break;
+        default: skfi_strbuf_put(b, s, 1); break;
         }
     }
 }
 
-static void sb_num(sbuf *b, const char *fmt, double v)
+static void sb_num(skfi_strbuf *b, const char *fmt, double v)
 {
     if (!isfinite(v))
-        sb_str(b, "n/a");
+        skfi_strbuf_puts(b, "n/a");
     else
-        sb_printf(b, fmt, v);
+        skfi_strbuf_printf(b, fmt, v);
 }
 
-static void sb_base64(sbuf *b, const uint8_t *data, size_t n)
+static void sb_base64(skfi_strbuf *b, const uint8_t *data, size_t n)
 {
     static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    sb_reserve(b, 4 * ((n + 2) / 3));
-    if (b->failed)
+    if (!skfi_strbuf_reserve(b, 4 * ((n + 2) / 3)))
         return;
     char *o = b->data + b->len;
     size_t i = 0;
@@ -124,7 +63,7 @@ static const char *const run_colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467
                                          "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
 
 /* Per-frame worst (solid) and mean (dashed) error of every run. */
-static void svg_plot(sbuf *b, const skf_html_clip *c)
+static void svg_plot(skfi_strbuf *b, const skf_html_clip *c)
 {
     double ymax = 0;
     size_t plotted = 0;
@@ -146,14 +85,14 @@ static void svg_plot(sbuf *b, const skf_html_clip *c)
     }
     const double W = 820, H = 220, L = 64, R = 330, T = 12, B = 34;
     double pw = W - L - R, ph = H - T - B;
-    sb_printf(b, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+    skfi_strbuf_printf(b, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
                  "viewBox=\"0 0 %g %g\" role=\"img\" aria-label=\"per-frame vertex error\">\n",
               W, H, W, H);
-    sb_printf(b, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#fafafa\" stroke=\"#999\"/>\n",
+    skfi_strbuf_printf(b, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#fafafa\" stroke=\"#999\"/>\n",
               L, T, pw, ph);
     for (int k = 0; k <= 4; ++k) {
         double y = T + ph - ph * k / 4.0;
-        sb_printf(b, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+        skfi_strbuf_printf(b, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                      "<text x=\"%g\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
                   L, y, L + pw, y, L - 6, y + 4, top * k / 4.0);
     }
@@ -161,10 +100,10 @@ static void svg_plot(sbuf *b, const skf_html_clip *c)
     for (int k = 0; k <= 4; ++k) {
         double fr = F > 1 ? (double)(F - 1) * k / 4.0 : 0;
         double x = L + (F > 1 ? pw * fr / (double)(F - 1) : pw / 2);
-        sb_printf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%.0f</text>\n", x, T + ph + 16, fr);
+        skfi_strbuf_printf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%.0f</text>\n", x, T + ph + 16, fr);
     }
-    sb_printf(b, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">frame</text>\n", L + pw / 2, H - 3);
-    sb_printf(b, "<text x=\"14\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 14 %g)\">"
+    skfi_strbuf_printf(b, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">frame</text>\n", L + pw / 2, H - 3);
+    skfi_strbuf_printf(b, "<text x=\"14\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 14 %g)\">"
                  "%% of diagonal</text>\n",
               T + ph / 2, T + ph / 2);
     for (size_t r = 0; r < c->run_count; ++r) {
@@ -174,28 +113,28 @@ static void svg_plot(sbuf *b, const skf_html_clip *c)
             const double *v = kind == 0 ? run->frame_max_pct : run->frame_mean_pct;
             if (!v)
                 continue;
-            sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", col,
+            skfi_strbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", col,
                       kind == 0 ? "2" : "1.5", kind == 0 ? "" : " stroke-dasharray=\"5 3\"");
             for (size_t f = 0; f < F; ++f) {
                 double y = isfinite(v[f]) ? v[f] : 0;
                 double x = L + (F > 1 ? pw * (double)f / (double)(F - 1) : pw / 2);
-                sb_printf(b, "%.1f,%.1f ", x, T + ph - ph * fmin(y, top) / top);
+                skfi_strbuf_printf(b, "%.1f,%.1f ", x, T + ph - ph * fmin(y, top) / top);
             }
-            sb_str(b, "\"/>\n");
+            skfi_strbuf_puts(b, "\"/>\n");
         }
         double ly = T + 14 + 18.0 * (double)r;
-        sb_printf(b, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
+        skfi_strbuf_printf(b, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
                      "<text x=\"%g\" y=\"%.1f\">",
                   L + pw + 10, ly, L + pw + 30, ly, col, L + pw + 36, ly + 4);
         sb_esc(b, run->rig);
-        sb_str(b, " · ");
+        skfi_strbuf_puts(b, " · ");
         sb_esc(b, run->mode);
-        sb_str(b, "</text>\n");
+        skfi_strbuf_puts(b, "</text>\n");
     }
     double ly = T + 14 + 18.0 * (double)c->run_count;
-    sb_printf(b, "<text x=\"%g\" y=\"%.1f\" class=\"note\">solid: worst vertex; dashed: mean</text>\n",
+    skfi_strbuf_printf(b, "<text x=\"%g\" y=\"%.1f\" class=\"note\">solid: worst vertex; dashed: mean</text>\n",
               L + pw + 10, ly + 4);
-    sb_str(b, "</svg>\n");
+    skfi_strbuf_puts(b, "</svg>\n");
 }
 
 static const char *style =
@@ -214,96 +153,96 @@ static const char *style =
 
 skf_status skf_html_report_write(const char *path, const skf_html_report *rep, skf_error *err)
 {
-    sbuf b = {0};
+    skfi_strbuf b = {0};
     const char *title = rep->title ? rep->title : "skinfit report";
-    sb_str(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    skfi_strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                "<link rel=\"icon\" href=\"data:,\">\n<title>");
     sb_esc(&b, title);
-    sb_str(&b, "</title>\n<style>\n");
-    sb_str(&b, style);
-    sb_str(&b, "</style>\n</head>\n<body>\n<h1>");
+    skfi_strbuf_puts(&b, "</title>\n<style>\n");
+    skfi_strbuf_puts(&b, style);
+    skfi_strbuf_puts(&b, "</style>\n</head>\n<body>\n<h1>");
     sb_esc(&b, title);
-    sb_str(&b, "</h1>\n");
+    skfi_strbuf_puts(&b, "</h1>\n");
     if (rep->fact_count) {
-        sb_str(&b, "<dl class=\"facts\">\n");
+        skfi_strbuf_puts(&b, "<dl class=\"facts\">\n");
         for (size_t i = 0; i < rep->fact_count; ++i) {
-            sb_str(&b, "<dt>");
+            skfi_strbuf_puts(&b, "<dt>");
             sb_esc(&b, rep->facts[2 * i]);
-            sb_str(&b, "</dt><dd>");
+            skfi_strbuf_puts(&b, "</dt><dd>");
             sb_esc(&b, rep->facts[2 * i + 1]);
-            sb_str(&b, "</dd>\n");
+            skfi_strbuf_puts(&b, "</dd>\n");
         }
-        sb_str(&b, "</dl>\n");
+        skfi_strbuf_puts(&b, "</dl>\n");
     }
     uint8_t *png = NULL;
     skf_status st = SKF_OK;
     for (size_t ci = 0; ci < rep->clip_count; ++ci) {
         const skf_html_clip *c = &rep->clips[ci];
-        sb_printf(&b, "<section class=\"clip\" id=\"clip-%zu\">\n<h2>", ci);
+        skfi_strbuf_printf(&b, "<section class=\"clip\" id=\"clip-%zu\">\n<h2>", ci);
         sb_esc(&b, c->name);
-        sb_printf(&b, "</h2>\n<p>%zu frames at ", c->frames);
+        skfi_strbuf_printf(&b, "</h2>\n<p>%zu frames at ", c->frames);
         sb_num(&b, "%.4g", c->fps);
-        sb_str(&b, " fps. Quality = 1 − ΣΣ‖s − u‖ / ΣΣ‖u − r‖ over all constraint vertices of "
+        skfi_strbuf_puts(&b, " fps. Quality = 1 − ΣΣ‖s − u‖ / ΣΣ‖u − r‖ over all constraint vertices of "
                    "all frames; errors in % of the target's rest bounding-box diagonal.</p>\n");
-        sb_str(&b, "<table class=\"q\">\n<thead><tr><th>rig</th><th>run</th><th>quality %</th>"
+        skfi_strbuf_puts(&b, "<table class=\"q\">\n<thead><tr><th>rig</th><th>run</th><th>quality %</th>"
                    "<th>mean error %</th><th>worst vertex %</th><th>sweeps / frame</th>"
                    "<th>solve s</th></tr></thead>\n<tbody>\n");
         for (size_t r = 0; r < c->run_count; ++r) {
             const skf_html_run *run = &c->runs[r];
-            sb_printf(&b, "<tr%s><td>", run->mode && !strcmp(run->mode, "control") ? " class=\"control\"" : "");
+            skfi_strbuf_printf(&b, "<tr%s><td>", run->mode && !strcmp(run->mode, "control") ? " class=\"control\"" : "");
             sb_esc(&b, run->rig);
-            sb_str(&b, "</td><td>");
+            skfi_strbuf_puts(&b, "</td><td>");
             sb_esc(&b, run->mode);
-            sb_str(&b, "</td><td class=\"n\">");
+            skfi_strbuf_puts(&b, "</td><td class=\"n\">");
             sb_num(&b, "%.5f", 100.0 * run->quality);
-            sb_str(&b, "</td><td class=\"n\">");
+            skfi_strbuf_puts(&b, "</td><td class=\"n\">");
             sb_num(&b, "%.3g", run->mean_error_pct);
-            sb_str(&b, "</td><td class=\"n\">");
+            skfi_strbuf_puts(&b, "</td><td class=\"n\">");
             sb_num(&b, "%.3g", run->max_error_pct);
-            sb_str(&b, "</td><td class=\"n\">");
+            skfi_strbuf_puts(&b, "</td><td class=\"n\">");
             if (run->sweeps_per_frame >= 0)
                 sb_num(&b, "%.1f", run->sweeps_per_frame);
-            sb_str(&b, "</td><td class=\"n\">");
+            skfi_strbuf_puts(&b, "</td><td class=\"n\">");
             if (run->seconds >= 0)
                 sb_num(&b, "%.3f", run->seconds);
-            sb_str(&b, "</td></tr>\n");
+            skfi_strbuf_puts(&b, "</td></tr>\n");
         }
-        sb_str(&b, "</tbody>\n</table>\n");
+        skfi_strbuf_puts(&b, "</tbody>\n</table>\n");
         svg_plot(&b, c);
         for (size_t i = 0; i < c->image_count; ++i) {
             size_t n;
             if ((st = skf_png_encode(&c->images[i], &png, &n, err)))
                 goto done;
             const char *cap = c->captions ? c->captions[i] : NULL;
-            sb_printf(&b, "<figure><img width=\"%d\" height=\"%d\" alt=\"", c->images[i].width,
+            skfi_strbuf_printf(&b, "<figure><img width=\"%d\" height=\"%d\" alt=\"", c->images[i].width,
                       c->images[i].height);
             sb_esc(&b, cap ? cap : "heat map");
-            sb_str(&b, "\" src=\"data:image/png;base64,");
+            skfi_strbuf_puts(&b, "\" src=\"data:image/png;base64,");
             sb_base64(&b, png, n);
-            sb_str(&b, "\">");
+            skfi_strbuf_puts(&b, "\">");
             if (cap) {
-                sb_str(&b, "<figcaption>");
+                skfi_strbuf_puts(&b, "<figcaption>");
                 sb_esc(&b, cap);
-                sb_str(&b, "</figcaption>");
+                skfi_strbuf_puts(&b, "</figcaption>");
             }
-            sb_str(&b, "</figure>\n");
+            skfi_strbuf_puts(&b, "</figure>\n");
             skf_free(png);
             png = NULL;
         }
-        sb_str(&b, "</section>\n");
+        skfi_strbuf_puts(&b, "</section>\n");
     }
-    sb_str(&b, "<h2>How this was made</h2>\n");
+    skfi_strbuf_puts(&b, "<h2>How this was made</h2>\n");
     if (rep->command_line) {
-        sb_str(&b, "<pre class=\"cmd\">");
+        skfi_strbuf_puts(&b, "<pre class=\"cmd\">");
         sb_esc(&b, rep->command_line);
-        sb_str(&b, "</pre>\n");
+        skfi_strbuf_puts(&b, "</pre>\n");
     }
-    sb_printf(&b, "<p class=\"versions\">skinfit %s · libpng %s · giflib %d.%d.%d · cairo %s · "
+    skfi_strbuf_printf(&b, "<p class=\"versions\">skinfit %s · libpng %s · giflib %d.%d.%d · cairo %s · "
                   "jansson %s</p>\n",
               SKF_VERSION_STRING, png_get_libpng_ver(NULL), GIFLIB_MAJOR, GIFLIB_MINOR,
               GIFLIB_RELEASE, cairo_version_string(), JANSSON_VERSION);
-    sb_str(&b, "</body>\n</html>\n");
+    skfi_strbuf_puts(&b, "</body>\n</html>\n");
     if (b.failed) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory writing the report", path);
         goto done;
