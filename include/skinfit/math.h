@@ -34,6 +34,12 @@ void skf_mat4_from_trs(double m[16], const double t[3], const double q[4], const
 bool skf_mat4_to_trs(const double m[16], double t[3], double q[4], double s[3], double rel_tol);
 bool skf_mat4_is_finite(const double m[16]);
 
+/* Inverse of a 3x3 by its adjugate: out = adj(a) / det(a). Returns false,
+ * out untouched, when !(|det| > min_abs_det) or 1/det is not finite (each
+ * caller states its singularity threshold: 1e-8 for PCA's normal
+ * equations, 1e-300 for the mean-shift frames). out must not alias a. */
+bool skf_mat3_invert(double out[9], const double a[9], double min_abs_det);
+
 void skf_quat_normalize(double q[4]);
 /* out = a·b (apply b first, then a). out may alias. */
 void skf_quat_mul(double out[4], const double a[4], const double b[4]);

@@ -67,6 +67,26 @@ double skf_mat4_invert(double out[16], const double m[16])
     return det;
 }
 
+bool skf_mat3_invert(double out[9], const double a[9], double min_abs_det)
+{
+    double c00 = a[4] * a[8] - a[7] * a[5], c01 = a[7] * a[2] - a[1] * a[8],
+           c02 = a[1] * a[5] - a[4] * a[2];
+    double det = a[0] * c00 + a[3] * c01 + a[6] * c02;
+    if (!(fabs(det) > min_abs_det) || !isfinite(1.0 / det))
+        return false;
+    double id = 1.0 / det;
+    out[0] = c00 * id;
+    out[1] = c01 * id;
+    out[2] = c02 * id;
+    out[3] = (a[6] * a[5] - a[3] * a[8]) * id;
+    out[4] = (a[0] * a[8] - a[6] * a[2]) * id;
+    out[5] = (a[3] * a[2] - a[0] * a[5]) * id;
+    out[6] = (a[3] * a[7] - a[6] * a[4]) * id;
+    out[7] = (a[6] * a[1] - a[0] * a[7]) * id;
+    out[8] = (a[0] * a[4] - a[3] * a[1]) * id;
+    return true;
+}
+
 double skf_mat4_invert_affine(double out[16], const double m[16])
 {
     const double a = m[0], b = m[4], c = m[8];

@@ -47,26 +47,6 @@ static void tri_frame(const double *P, const uint32_t *t, double D[9])
     memcpy(D + 6, n, sizeof n);
 }
 
-static bool inv3(const double a[9], double o[9])
-{
-    double c00 = a[4] * a[8] - a[7] * a[5], c01 = a[7] * a[2] - a[1] * a[8],
-           c02 = a[1] * a[5] - a[4] * a[2];
-    double det = a[0] * c00 + a[3] * c01 + a[6] * c02;
-    if (!(fabs(det) > 1e-300) || !isfinite(1.0 / det))
-        return false;
-    double id = 1.0 / det;
-    o[0] = c00 * id;
-    o[1] = c01 * id;
-    o[2] = c02 * id;
-    o[3] = (a[6] * a[5] - a[3] * a[8]) * id;
-    o[4] = (a[0] * a[8] - a[6] * a[2]) * id;
-    o[5] = (a[3] * a[2] - a[0] * a[5]) * id;
-    o[6] = (a[3] * a[7] - a[6] * a[4]) * id;
-    o[7] = (a[6] * a[1] - a[0] * a[7]) * id;
-    o[8] = (a[0] * a[4] - a[3] * a[1]) * id;
-    return true;
-}
-
 static void mul3(const double a[9], const double b[9], double o[9])
 {
     for (int c = 0; c < 3; ++c)
@@ -119,7 +99,7 @@ skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, do
         size_t t = (size_t)tt;
         double Dr[9], Dri[9], Df[9], G[9], R[9];
         tri_frame(c->rest, tris + 3 * t, Dr);
-        bool ok = inv3(Dr, Dri);
+        bool ok = skf_mat3_invert(Dri, Dr, 1e-300);
         for (size_t s = 0; s < S; ++s) {
             size_t f = S > 1 ? s * (F - 1) / (S - 1) : 0;
             if (ok) {

@@ -13,31 +13,11 @@
  * Meshes", Eurographics 2010, section 5, applied to the rigid-bone model.
  */
 #include "decompose_internal.h"
+#include "skinfit/math.h"
 
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
-
-/* Inverse of a column-major 3x3; false when nearly singular. */
-static bool inv3(const double a[9], double o[9])
-{
-    double c00 = a[4] * a[8] - a[7] * a[5], c01 = a[7] * a[2] - a[1] * a[8],
-           c02 = a[1] * a[5] - a[4] * a[2];
-    double det = a[0] * c00 + a[3] * c01 + a[6] * c02;
-    if (!(fabs(det) > 1e-8))
-        return false;
-    double id = 1.0 / det;
-    o[0] = c00 * id;
-    o[1] = c01 * id;
-    o[2] = c02 * id;
-    o[3] = (a[6] * a[5] - a[3] * a[8]) * id;
-    o[4] = (a[0] * a[8] - a[6] * a[2]) * id;
-    o[5] = (a[3] * a[2] - a[0] * a[5]) * id;
-    o[6] = (a[3] * a[7] - a[6] * a[4]) * id;
-    o[7] = (a[6] * a[1] - a[0] * a[7]) * id;
-    o[8] = (a[0] * a[4] - a[3] * a[1]) * id;
-    return true;
-}
 
 skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *err)
 {
@@ -80,7 +60,7 @@ skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *er
             }
             double e[3] = {u[3 * j] - x[3 * j], u[3 * j + 1] - x[3 * j + 1],
                            u[3 * j + 2] - x[3 * j + 2]};
-            if (inv3(A, Ai)) {
+            if (skf_mat3_invert(Ai, A, 1e-8)) {
                 for (int q = 0; q < 3; ++q)
                     x[3 * j + q] = Ai[q] * e[0] + Ai[3 + q] * e[1] + Ai[6 + q] * e[2];
             } else {

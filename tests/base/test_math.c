@@ -44,10 +44,40 @@ static void test_slerp_shortest(void)
     CHECK_NEAR(o[3], cos(M_PI / 8), 1e-12);
 }
 
+/* skf_mat3_invert: a·inverse = I; each caller's threshold decides
+ * singularity; out untouched when refused. */
+static void test_mat3_invert(void)
+{
+    double a[9] = {2, 1, 0, -1, 3, 0.5, 0.25, 0, 4}; /* column-major */
+    double o[9], p[9];
+    CHECK(skf_mat3_invert(o, a, 1e-8));
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) {
+            p[3 * c + r] = 0;
+            for (int k = 0; k < 3; ++k)
+                p[3 * c + r] += a[3 * k + r] * o[3 * c + k];
+            CHECK_NEAR(p[3 * c + r], r == c ? 1.0 : 0.0, 1e-14);
+        }
+    /* det = 1e-12: refused at 1e-8, accepted at 1e-300 */
+    double tiny[9] = {1e-4, 0, 0, 0, 1e-4, 0, 0, 0, 1e-4};
+    double keep[9] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
+    CHECK(!skf_mat3_invert(keep, tiny, 1e-8) && keep[0] == 7 && keep[8] == 7);
+    CHECK(skf_mat3_invert(o, tiny, 1e-300));
+    CHECK_NEAR(o[0], 1e4, 1e-8);
+    /* exactly singular, and a det whose reciprocal overflows */
+    double sing[9] = {1, 2, 3, 2, 4, 6, 0, 0, 1};
+    CHECK(!skf_mat3_invert(o, sing, 0));
+    double sub[9] = {1e-110, 0, 0, 0, 1e-110, 0, 0, 0, 1e-110}; /* det 1e-330 underflows to 0 */
+    CHECK(!skf_mat3_invert(o, sub, 0));
+    double denorm[9] = {1e-103, 0, 0, 0, 1e-103, 0, 0, 0, 1e-103}; /* det 1e-309: 1/det = inf */
+    CHECK(!skf_mat3_invert(o, denorm, 0));
+}
+
 int main(void)
 {
     test_trs_roundtrip();
     test_shear_rejected();
     test_slerp_shortest();
+    test_mat3_invert();
     return skf_test_done();
 }
