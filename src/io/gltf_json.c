@@ -167,7 +167,7 @@ skf_status skfi_get_size(skfi_parser *p, json_t *obj, const char *key, const cha
         *out = def;
         return SKF_OK;
     }
-    long long x;
+    long long x = 0; /* set when st is SKF_OK; GCC 12 -O2 cannot tell (-Wmaybe-uninitialized) */
     skf_status st = skfi_as_integer(p, v, pl, lo, hi, &x);
     if (st)
         return st;
@@ -179,7 +179,7 @@ skf_status skfi_get_size(skfi_parser *p, json_t *obj, const char *key, const cha
 skf_status skfi_check_index(skfi_parser *p, json_t *v, const char *pl, size_t limit,
                             const char *things, int *out)
 {
-    long long x;
+    long long x = 0; /* see skfi_get_size */
     if (json_is_integer(v)) {
         x = (long long)json_integer_value(v);
     } else {

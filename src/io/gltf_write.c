@@ -80,7 +80,7 @@ static skf_status bin_append(writer *w, const void *data, size_t n, size_t *offs
 /* Append bytes as a new bufferView of the output; returns its index. */
 static skf_status add_view(writer *w, const void *data, size_t n, int target, int *index)
 {
-    size_t off;
+    size_t off = 0; /* set when st is SKF_OK; GCC 12 -O2 cannot tell (-Wmaybe-uninitialized) */
     skf_status st = bin_append(w, data, n, &off);
     if (st)
         return st;
@@ -123,7 +123,7 @@ static skf_status copy_views(writer *w)
                             "%s: bufferViews[%zu]: outside buffer %d (call skf_gltf_reparse "
                             "after editing)",
                             w->dn, i, bv->buffer);
-        size_t off;
+        size_t off = 0; /* see add_view */
         skf_status st = bin_append(w, doc->buffers[bv->buffer].data + bv->offset, bv->length, &off);
         if (st)
             return st;
