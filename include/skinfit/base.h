@@ -120,7 +120,8 @@ skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size
  *
  * The values are PROCESS-WIDE (like libxml2's XML_PARSE_HUGE switch): set
  * them once at start-up, before any library call runs on another thread;
- * the readers only read them. */
+ * the readers only read them. Calls that take an skf_limits (per-call
+ * limits, below) use those values first. */
 typedef enum skf_limit_id {
     SKF_LIMIT_FILE_BYTES,      /* bytes of one glTF/GLB file or external buffer */
     SKF_LIMIT_NODE_DEPTH,      /* depth of the glTF node hierarchy (root = 0) */
@@ -184,6 +185,33 @@ skf_limit_text skf_limit_exceeded(skf_limit_id id);
 /* skf_read_file with the size cap taken from limit id and a limit message. */
 skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
                                  skf_error *err);
+
+/* ---- per-call limits ------------------------------------------------------
+ * The same limits for one call, carried by its options struct
+ * (skf_gltf_load_options.limits), so two threads can read with different
+ * caps. value[id] is the cap for limit id during that call; 0 takes the
+ * process-wide value (skf_limit(id): the default unless set, which is how
+ * the CLI's --limit and $SKINFIT_LIMITS reach the readers). A NULL pointer
+ * means all 0, i.e. today's behaviour. A reader stopped by a per-call value
+ * says so in its message: "... exceeds the limit node-depth=3 (set by the
+ * caller: skf_limits.value[SKF_LIMIT_NODE_DEPTH])". Zero-initialise, then
+ * skf_limits_set the caps to change. */
+typedef struct skf_limits {
+    size_t value[SKF_LIMIT_COUNT];
+} skf_limits;
+
+/* Set value[id] to value in [1, ceiling]; SKF_ERR_ARGUMENT (limits
+ * untouched) otherwise, with skf_limit_set's messages. */
+skf_status skf_limits_set(skf_limits *limits, skf_limit_id id, size_t value, skf_error *err);
+/* The cap in effect for id: limits->value[id] when limits is not NULL and
+ * the value is not 0 (never above the ceiling), else skf_limit(id). */
+size_t skf_limits_value(const skf_limits *limits, skf_limit_id id);
+/* skf_limit_exceeded for the cap in effect: the process-wide text when it
+ * comes from the table, the per-call text above when from limits. */
+skf_limit_text skf_limits_exceeded(const skf_limits *limits, skf_limit_id id);
+/* skf_read_file_limited under limits (NULL: the process-wide value). */
+skf_status skf_read_file_limits(const char *path, const skf_limits *limits, skf_limit_id id,
+                                uint8_t **data, size_t *size, skf_error *err);
 
 /* Atomic output: write to "<path>.tmp-XXXXXX" in the same directory, then
  * rename over path on commit; abort unlinks the temporary. A failed or

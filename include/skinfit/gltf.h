@@ -32,7 +32,8 @@ extern "C" {
 struct json_t;
 
 /* Defaults of the reader's adjustable limits file-bytes and node-depth
- * (skf_limit, base.h; SKF_ERR_LIMIT with a message naming the limit). The
+ * (skf_limit, base.h; per load: skf_gltf_load_options.limits; SKF_ERR_LIMIT
+ * with a message naming the limit). The
  * writer builds at most SKF_GLTF_MAX_FILE_BYTES per buffer. */
 #define SKF_GLTF_MAX_FILE_BYTES ((size_t)2 << 30)   /* 2 GiB per file */
 #define SKF_GLTF_MAX_NODE_DEPTH 1024
@@ -169,6 +170,8 @@ typedef struct skf_gltf {
     skf_gltf_animation *animations;     size_t animation_count;
     skf_gltf_scene *scenes;             size_t scene_count;
     int scene;              /* default scene, -1 when absent */
+    skf_limits limits;      /* per-call limits of the load (zeros: process-wide); used by
+                               skf_gltf_reparse and the writer */
 } skf_gltf;
 
 /* ---- reading -----------------------------------------------------------
@@ -204,6 +207,11 @@ typedef struct skf_gltf_file_options {
 /* Options of a load; a zeroed struct (or a NULL pointer) means the defaults. */
 typedef struct skf_gltf_load_options {
     skf_gltf_file_options file;
+    /* Caps for this load (file-bytes, node-depth, accessor-values; base.h):
+     * NULL or a 0 value takes the process-wide value. Copied into the
+     * document (doc->limits), so skf_gltf_reparse and the writer keep them;
+     * the pointer is not kept. */
+    const skf_limits *limits;
 } skf_gltf_load_options;
 
 /* Load .gltf or .glb (by content: GLB magic, else JSON). External buffers and

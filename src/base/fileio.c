@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* limit_id < 0: a plain byte cap; otherwise the cap is that named limit. */
-static skf_status read_file(const char *path, size_t max_size, int limit_id, uint8_t **data,
-                            size_t *size, skf_error *err)
+/* limit_id < 0: a plain byte cap; otherwise the cap is that named limit
+ * (under limits, NULL: process-wide). */
+static skf_status read_file(const char *path, size_t max_size, int limit_id,
+                            const skf_limits *limits, uint8_t **data, size_t *size,
+                            skf_error *err)
 {
     *data = NULL;
     *size = 0;
@@ -24,7 +26,8 @@ static skf_status read_file(const char *path, size_t max_size, int limit_id, uin
         return skf_fail(err, SKF_ERR_IO, "%s: not a regular file", path);
     if ((uint64_t)st.st_size > (uint64_t)max_size && limit_id >= 0)
         return skf_fail(err, SKF_ERR_LIMIT, "%s: file is %lld bytes, above %s", path,
-                        (long long)st.st_size, skf_limit_exceeded((skf_limit_id)limit_id).text);
+                        (long long)st.st_size,
+                        skf_limits_exceeded(limits, (skf_limit_id)limit_id).text);
     if ((uint64_t)st.st_size > (uint64_t)max_size)
         return skf_fail(err, SKF_ERR_LIMIT,
                         "%s: file is %lld bytes, above the limit of %zu bytes", path,
@@ -54,13 +57,19 @@ static skf_status read_file(const char *path, size_t max_size, int limit_id, uin
 skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,
                          skf_error *err)
 {
-    return read_file(path, max_size, -1, data, size, err);
+    return read_file(path, max_size, -1, NULL, data, size, err);
 }
 
 skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
                                  skf_error *err)
 {
-    return read_file(path, skf_limit(id), (int)id, data, size, err);
+    return read_file(path, skf_limit(id), (int)id, NULL, data, size, err);
+}
+
+skf_status skf_read_file_limits(const char *path, const skf_limits *limits, skf_limit_id id,
+                                uint8_t **data, size_t *size, skf_error *err)
+{
+    return read_file(path, skf_limits_value(limits, id), (int)id, limits, data, size, err);
 }
 
 /* Registry of open temporaries for signal-time cleanup. Fixed storage so the

@@ -62,6 +62,25 @@ static const limit_def defs[SKF_LIMIT_COUNT] = {
                               "jobs in a batch manifest", "batch manifest reader"},
 };
 
+/* The enumerators, for per-call messages. */
+static const char *const ids[SKF_LIMIT_COUNT] = {
+    [SKF_LIMIT_FILE_BYTES] = "SKF_LIMIT_FILE_BYTES",
+    [SKF_LIMIT_NODE_DEPTH] = "SKF_LIMIT_NODE_DEPTH",
+    [SKF_LIMIT_ACCESSOR_VALUES] = "SKF_LIMIT_ACCESSOR_VALUES",
+    [SKF_LIMIT_BONES] = "SKF_LIMIT_BONES",
+    [SKF_LIMIT_CACHE_BYTES] = "SKF_LIMIT_CACHE_BYTES",
+    [SKF_LIMIT_VERTICES] = "SKF_LIMIT_VERTICES",
+    [SKF_LIMIT_FRAMES] = "SKF_LIMIT_FRAMES",
+    [SKF_LIMIT_ALEMBIC_DEPTH] = "SKF_LIMIT_ALEMBIC_DEPTH",
+    [SKF_LIMIT_ALEMBIC_OBJECTS] = "SKF_LIMIT_ALEMBIC_OBJECTS",
+    [SKF_LIMIT_SVG_BYTES] = "SKF_LIMIT_SVG_BYTES",
+    [SKF_LIMIT_SVG_DEPTH] = "SKF_LIMIT_SVG_DEPTH",
+    [SKF_LIMIT_PATH_NODES] = "SKF_LIMIT_PATH_NODES",
+    [SKF_LIMIT_KEYPOINT_BYTES] = "SKF_LIMIT_KEYPOINT_BYTES",
+    [SKF_LIMIT_MANIFEST_BYTES] = "SKF_LIMIT_MANIFEST_BYTES",
+    [SKF_LIMIT_BATCH_JOBS] = "SKF_LIMIT_BATCH_JOBS",
+};
+
 /* 0 = default (so the table needs no start-up code). */
 static size_t values[SKF_LIMIT_COUNT];
 
@@ -96,7 +115,7 @@ bool skf_limit_find(const char *name, skf_limit_id *out)
     return false;
 }
 
-skf_status skf_limit_set(skf_limit_id id, size_t value, skf_error *err)
+static skf_status check_value(skf_limit_id id, size_t value, skf_error *err)
 {
     if ((unsigned)id >= SKF_LIMIT_COUNT)
         return skf_fail(err, SKF_ERR_ARGUMENT, "limit %d: no such limit", (int)id);
@@ -105,8 +124,38 @@ skf_status skf_limit_set(skf_limit_id id, size_t value, skf_error *err)
     if (value > defs[id].max_value)
         return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: %zu: above its ceiling %zu",
                         defs[id].name, value, defs[id].max_value);
-    values[id] = value;
     return SKF_OK;
+}
+
+skf_status skf_limit_set(skf_limit_id id, size_t value, skf_error *err)
+{
+    skf_status st = check_value(id, value, err);
+    if (!st)
+        values[id] = value;
+    return st;
+}
+
+skf_status skf_limits_set(skf_limits *limits, skf_limit_id id, size_t value, skf_error *err)
+{
+    skf_status st = check_value(id, value, err);
+    if (!st)
+        limits->value[id] = value;
+    return st;
+}
+
+/* The per-call value of id, 0 when the process-wide one applies. */
+static size_t per_call(const skf_limits *limits, skf_limit_id id)
+{
+    if (!limits || (unsigned)id >= SKF_LIMIT_COUNT || !limits->value[id])
+        return 0;
+    size_t v = limits->value[id];
+    return v < defs[id].max_value ? v : defs[id].max_value;
+}
+
+size_t skf_limits_value(const skf_limits *limits, skf_limit_id id)
+{
+    size_t v = per_call(limits, id);
+    return v ? v : skf_limit(id);
 }
 
 static void known_names(char *out, size_t size)
@@ -221,5 +270,16 @@ skf_limit_text skf_limit_exceeded(skf_limit_id id)
     }
     snprintf(t.text, sizeof t.text, "the limit %s=%zu (raise it with --limit %s=N)", defs[id].name,
              skf_limit(id), defs[id].name);
+    return t;
+}
+
+skf_limit_text skf_limits_exceeded(const skf_limits *limits, skf_limit_id id)
+{
+    size_t v = per_call(limits, id);
+    if (!v)
+        return skf_limit_exceeded(id);
+    skf_limit_text t;
+    snprintf(t.text, sizeof t.text, "the limit %s=%zu (set by the caller: skf_limits.value[%s])",
+             defs[id].name, v, ids[id]);
     return t;
 }

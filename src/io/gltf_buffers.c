@@ -87,18 +87,21 @@ skf_status skfi_read_through(const skf_gltf_load_options *options, const char *p
     *data = NULL;
     *size = 0;
     const skf_gltf_file_options *f = options ? &options->file : NULL;
+    const skf_limits *limits = options ? options->limits : NULL;
+    size_t max = skf_limits_value(limits, SKF_LIMIT_FILE_BYTES);
     if (!f || !f->read)
-        return skf_read_file_limited(path, SKF_LIMIT_FILE_BYTES, data, size, err);
+        return skf_read_file_limits(path, limits, SKF_LIMIT_FILE_BYTES, data, size, err);
     const uint8_t *bytes = NULL;
     size_t n = 0;
     skf_error e;
     e.message[0] = 0;
-    skf_status st = f->read(f->user, path, skf_limit(SKF_LIMIT_FILE_BYTES), &bytes, &n, &e);
+    skf_status st = f->read(f->user, path, max, &bytes, &n, &e);
     if (st)
-        return skf_fail(err, st, "%s: %s", path, e.message[0] ? e.message : "the file callback failed");
-    if (n > skf_limit(SKF_LIMIT_FILE_BYTES))
+        return skf_fail(err, st, "%s: %s", path,
+                        e.message[0] ? e.message : "the file callback failed");
+    if (n > max)
         st = skf_fail(err, SKF_ERR_LIMIT, "%s: file is %zu bytes, above %s", path, n,
-                      skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
+                      skf_limits_exceeded(limits, SKF_LIMIT_FILE_BYTES).text);
     else if (n && !bytes)
         st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: the file callback returned %zu bytes at NULL",
                       path, n);
@@ -135,9 +138,9 @@ skf_status skfi_load_buffers(skfi_parser *p, json_t *root, const skfi_glb *glb,
         if ((st = skfi_get_size(p, o, "byteLength", place, 1, LLONG_MAX, true, 0, &len)) ||
             (st = skfi_get_typed(p, o, "uri", place, JSON_STRING, "a string", false, &uri)))
             return st;
-        if (len > skf_limit(SKF_LIMIT_FILE_BYTES))
+        if (len > skf_limits_value(&doc->limits, SKF_LIMIT_FILE_BYTES))
             return skfi_fail_at(p, SKF_ERR_LIMIT, place, "byteLength", "%zu bytes exceed %s", len,
-                                skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
+                                skf_limits_exceeded(&doc->limits, SKF_LIMIT_FILE_BYTES).text);
         uint8_t *data = NULL;
         size_t size = 0;
         if (!uri) {

@@ -376,6 +376,7 @@ static skf_status parse_sparse(skfi_parser *p, skf_gltf_accessor *a, json_t *o, 
 static skf_status parse_accessors(skfi_parser *p, json_t *arr)
 {
     skf_gltf *doc = p->doc;
+    const skf_limits *lim = &doc->limits;
     skf_status st;
     doc->accessors =
         skfi_alloc_top(p, arr, "accessors", sizeof *doc->accessors, &doc->accessor_count, &st);
@@ -422,11 +423,12 @@ static skf_status parse_accessors(skfi_parser *p, json_t *arr)
             if ((st = check_span(p, place, a->buffer_view, a->offset, a->count, stride, esize,
                                  "data")))
                 return st;
-        } else if (a->count > skf_limit(SKF_LIMIT_ACCESSOR_VALUES) / (size_t)a->components)
+        } else if (a->count > skf_limits_value(lim, SKF_LIMIT_ACCESSOR_VALUES) /
+                                  (size_t)a->components)
             return skfi_fail_at(p, SKF_ERR_LIMIT, place, "count",
                                 "%zu elements of %d values without a bufferView exceed %s",
                                 a->count, a->components,
-                                skf_limit_exceeded(SKF_LIMIT_ACCESSOR_VALUES).text);
+                                skf_limits_exceeded(lim, SKF_LIMIT_ACCESSOR_VALUES).text);
         json_t *sparse;
         if ((st = skfi_get_object(p, o, "sparse", place, false, &sparse)))
             return st;
@@ -739,11 +741,11 @@ static skf_status parse_nodes(skfi_parser *p, json_t *arr)
             break;
         for (size_t k = len; k-- > 0;)
             depth[stack[k]] = base + (int)(len - k);
-        if ((size_t)depth[i] > skf_limit(SKF_LIMIT_NODE_DEPTH)) {
+        if ((size_t)depth[i] > skf_limits_value(&doc->limits, SKF_LIMIT_NODE_DEPTH)) {
             char pl[SKFI_PLACE_MAX];
             skfi_place(pl, "nodes[%zu]", i);
             st = skfi_fail(p, SKF_ERR_LIMIT, pl, "node depth %d exceeds %s", depth[i],
-                           skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
+                           skf_limits_exceeded(&doc->limits, SKF_LIMIT_NODE_DEPTH).text);
         }
     }
     skf_free(depth);
@@ -1237,13 +1239,16 @@ skf_status skf_gltf_load_memory_opts(const void *data, size_t size, const char *
     if (!name)
         name = "<memory>";
     const uint8_t *bytes = data;
-    if (size > skf_limit(SKF_LIMIT_FILE_BYTES))
+    const skf_limits *limits = options ? options->limits : NULL;
+    if (size > skf_limits_value(limits, SKF_LIMIT_FILE_BYTES))
         return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes exceed %s", name, size,
-                        skf_limit_exceeded(SKF_LIMIT_FILE_BYTES).text);
+                        skf_limits_exceeded(limits, SKF_LIMIT_FILE_BYTES).text);
     skf_gltf *doc = skf_calloc(1, sizeof *doc);
     if (!doc)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
     doc->scene = -1;
+    if (limits)
+        doc->limits = *limits;
     doc->path = skf_strdup(name);
     doc->base_dir = base_dir ? skf_strdup(base_dir) : NULL;
     if (!doc->path || (base_dir && !doc->base_dir)) {

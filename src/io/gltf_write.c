@@ -199,7 +199,8 @@ static skf_status embed_images(writer *w)
                 continue;
             }
             skf_error e;
-            skf_status st = skf_read_file_limited(file, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
+            skf_status st =
+                skf_read_file_limits(file, &w->doc->limits, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
             skf_free(file);
             if (st) {
                 skf_warn(w->warnings,
@@ -232,10 +233,16 @@ static skf_status embed_images(writer *w)
 
 /* ---- skins ------------------------------------------------------------- */
 
+/* The node-depth cap the document was loaded with: bounds every walk up. */
+static size_t max_depth(const skf_gltf *doc)
+{
+    return skf_limits_value(&doc->limits, SKF_LIMIT_NODE_DEPTH);
+}
+
 static int node_depth(const skf_gltf *doc, int n)
 {
     int d = 0;
-    while (n >= 0 && (size_t)d <= skf_limit(SKF_LIMIT_NODE_DEPTH)) {
+    while (n >= 0 && (size_t)d <= max_depth(doc)) {
         n = doc->nodes[n].parent;
         ++d;
     }
@@ -254,7 +261,7 @@ static int lca(const skf_gltf *doc, int a, int b)
         b = doc->nodes[b].parent;
         --db;
     }
-    for (int k = 0; a != b && a >= 0 && b >= 0 && (size_t)k <= skf_limit(SKF_LIMIT_NODE_DEPTH); ++k) {
+    for (int k = 0; a != b && a >= 0 && b >= 0 && (size_t)k <= max_depth(doc); ++k) {
         a = doc->nodes[a].parent;
         b = doc->nodes[b].parent;
     }
@@ -263,7 +270,7 @@ static int lca(const skf_gltf *doc, int a, int b)
 
 static bool is_ancestor_or_self(const skf_gltf *doc, int anc, int n)
 {
-    for (size_t k = 0; n >= 0 && k <= skf_limit(SKF_LIMIT_NODE_DEPTH); ++k, n = doc->nodes[n].parent)
+    for (size_t k = 0; n >= 0 && k <= max_depth(doc); ++k, n = doc->nodes[n].parent)
         if (n == anc)
             return true;
     return false;
