@@ -33,8 +33,8 @@ struct json_t;
 
 /* Defaults of the reader's adjustable limits file-bytes and node-depth
  * (skf_limit, base.h; per load: skf_gltf_load_options.limits; SKF_ERR_LIMIT
- * with a message naming the limit). The
- * writer builds at most SKF_GLTF_MAX_FILE_BYTES per buffer. */
+ * with a message naming the limit). The writer builds at most
+ * SKF_GLTF_MAX_FILE_BYTES per buffer. */
 #define SKF_GLTF_MAX_FILE_BYTES ((size_t)2 << 30)   /* 2 GiB per file */
 #define SKF_GLTF_MAX_NODE_DEPTH 1024
 
@@ -187,14 +187,15 @@ typedef struct skf_gltf {
  *   file, SKF_ERR_LIMIT, ...) with err->message describing the failure
  *   without the path (the reader writes "<document>: buffers[2].uri: <path>:
  *   <message>"; an empty message reads "the file callback failed").
- *   max_size is the file-bytes limit: the callback may refuse larger files,
- *   and the reader refuses them anyway (SKF_ERR_LIMIT).
+ *   max_size is the file-bytes limit in effect for the load: the callback
+ *   may refuse larger files, and the reader refuses them anyway
+ *   (SKF_ERR_LIMIT).
  * release: called once for every read that returned SKF_OK, with the same
  *   data and size, before the load call returns (whether the load succeeds
  *   or not); the reader has copied what it keeps. NULL: nothing is called
  *   (the bytes stay the callback's, e.g. static or owned elsewhere).
  * user: passed to both untouched.
- * read NULL: files are read from disk (skf_read_file_limited); release is
+ * read NULL: files are read from disk (skf_read_file_limits); release is
  *   then not called. The callbacks run on the loading thread, only during
  *   the load call. Same shape as cgltf's cgltf_file_options. */
 typedef struct skf_gltf_file_options {

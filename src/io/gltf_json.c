@@ -154,22 +154,31 @@ skf_status skfi_as_integer(skfi_parser *p, json_t *v, const char *pl, long long 
     return SKF_OK;
 }
 
+/* Member key of obj, its place "<place>.<key>" written to pl; *v NULL when
+ * absent, which is an error when required. */
+static skf_status member(skfi_parser *p, json_t *obj, const char *key, const char *place,
+                         bool required, char *pl, json_t **v)
+{
+    skfi_place(pl, "%s.%s", place, key);
+    *v = json_object_get(obj, key);
+    if (!*v && required)
+        return skfi_fail(p, SKF_ERR_FORMAT, pl, "missing (required)");
+    return SKF_OK;
+}
+
 /* Optional size-like member: *out = def when absent. */
 skf_status skfi_get_size(skfi_parser *p, json_t *obj, const char *key, const char *place,
                          long long lo, long long hi, bool required, size_t def, size_t *out)
 {
     char pl[SKFI_PLACE_MAX];
-    skfi_place(pl, "%s.%s", place, key);
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (required)
-            return skfi_fail(p, SKF_ERR_FORMAT, pl, "missing (required)");
+    json_t *v;
+    skf_status st = member(p, obj, key, place, required, pl, &v);
+    if (!st && !v)
         *out = def;
-        return SKF_OK;
-    }
+    if (st || !v)
+        return st;
     long long x = 0; /* set when st is SKF_OK; GCC 12 -O2 cannot tell (-Wmaybe-uninitialized) */
-    skf_status st = skfi_as_integer(p, v, pl, lo, hi, &x);
-    if (st)
+    if ((st = skfi_as_integer(p, v, pl, lo, hi, &x)))
         return st;
     *out = (size_t)x;
     return SKF_OK;
@@ -198,14 +207,11 @@ skf_status skfi_get_index(skfi_parser *p, json_t *obj, const char *key, const ch
                           size_t limit, const char *things, bool required, int *out)
 {
     char pl[SKFI_PLACE_MAX];
-    skfi_place(pl, "%s.%s", place, key);
     *out = -1;
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (required)
-            return skfi_fail(p, SKF_ERR_FORMAT, pl, "missing (required)");
-        return SKF_OK;
-    }
+    json_t *v;
+    skf_status st = member(p, obj, key, place, required, pl, &v);
+    if (st || !v)
+        return st;
     return skfi_check_index(p, v, pl, limit, things, out);
 }
 

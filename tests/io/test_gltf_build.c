@@ -330,6 +330,23 @@ static void put_file(const char *path, const void *data, size_t n)
     }
 }
 
+/* json written to <dir>/<name>.gltf (path), loaded, and written as
+ * <dir>/<name>.glb (out) with the writer's warnings in *w; the loaded
+ * document, or NULL (a failed check) when it did not load. */
+static skf_gltf *load_and_write(const char *dir, const char *name, const char *json, char *path,
+                                char *out, skf_warnings *w)
+{
+    snprintf(path, 4200, "%s/%s.gltf", dir, name);
+    put_file(path, json, strlen(json));
+    snprintf(out, 4200, "%s/%s.glb", dir, name);
+    skf_error e;
+    skf_gltf *d = NULL;
+    CHECK_MSG(skf_gltf_load(path, &d, NULL, &e) == SKF_OK, "%s", e.message);
+    if (d)
+        CHECK_MSG(skf_gltf_write_glb(d, out, w, &e) == SKF_OK, "%s", e.message);
+    return d;
+}
+
 /* A .gltf with an external image (percent-encoded name), a data: URI image
  * and a missing image: the first two are embedded, the third kept. */
 static void test_images(const char *dir)
@@ -358,16 +375,11 @@ static void test_images(const char *dir)
     snprintf(bin, sizeof bin, "%s/geo.bin", dir);
     static const uint8_t zeros[12] = {0};
     put_file(bin, zeros, sizeof zeros); /* an external buffer is merged into BIN too */
-    snprintf(path, sizeof path, "%s/images.gltf", dir);
-    put_file(path, json, strlen(json));
-    snprintf(out, sizeof out, "%s/images.glb", dir);
     skf_error e;
-    skf_gltf *d = NULL, *b = NULL;
-    CHECK_MSG(skf_gltf_load(path, &d, NULL, &e) == SKF_OK, "%s", e.message);
+    skf_warnings w = {0};
+    skf_gltf *d = load_and_write(dir, "images", json, path, out, &w), *b = NULL;
     if (!d)
         return;
-    skf_warnings w = {0};
-    CHECK_MSG(skf_gltf_write_glb(d, out, &w, &e) == SKF_OK, "%s", e.message);
     CHECK(w.count == 1 && strstr(w.items[0], "images[2]"));
     for (size_t i = 0; i < w.count; ++i)
         printf("  warning: %s\n", w.items[i]);
@@ -434,16 +446,11 @@ static void test_image_uris(const char *dir)
              "\"images\":[{\"uri\":\"file:tex.png\"},{\"uri\":\"C:tex.png\"},{\"uri\":\"%s\"},"
              "{\"uri\":\"tex%%00.png\"},{\"uri\":\"tex.png?v=2\"}]}",
              abs);
-    snprintf(path, sizeof path, "%s/uris.gltf", dir);
-    put_file(path, json, strlen(json));
-    snprintf(out, sizeof out, "%s/uris.glb", dir);
     skf_error e;
-    skf_gltf *d = NULL, *b = NULL;
-    CHECK_MSG(skf_gltf_load(path, &d, NULL, &e) == SKF_OK, "%s", e.message);
+    skf_warnings w = {0};
+    skf_gltf *d = load_and_write(dir, "uris", json, path, out, &w), *b = NULL;
     if (!d)
         return;
-    skf_warnings w = {0};
-    CHECK_MSG(skf_gltf_write_glb(d, out, &w, &e) == SKF_OK, "%s", e.message);
     CHECK_MSG(w.count == 4, "%zu warnings", w.count);
     for (size_t i = 0; i < w.count; ++i) {
         printf("  warning: %s\n", w.items[i]);
