@@ -31,10 +31,17 @@ done
 "$bin" decompose "$data/dembones/Bone_Anim.pc2" --rest "$data/dembones/Bone_rest.obj" --bones 8 \
   --pca 2 --max-iterations 10 --threads 1 -o decomp.glb --report decomp.json \
   --reconstruction decomp.mdd >/dev/null 2>&1
-# Wall-clock figures are the only non-deterministic bytes: the JSON "seconds"/"solve_seconds"
+# Wall-clock figures are the only non-deterministic bytes besides paths: the JSON "seconds"/"solve_seconds"
 # values and the HTML table's "solve s" column are masked (in place) before hashing.
-python3 - <<'PY'
-import json, pathlib, re
+SKF_G_DATA=$data SKF_G_BIN=$bin python3 - <<'PY'
+import json, os, pathlib, re
+# The data folder and the binary's path appear in reports; mask them so a worktree or a
+# clone elsewhere hashes the same bytes.
+subs = [(os.path.realpath(os.environ['SKF_G_DATA']), '$DATA'), (os.environ['SKF_G_DATA'], '$DATA'), (os.environ['SKF_G_BIN'], '$BIN')]
+def unpath(t):
+    for a, b in subs:
+        t = t.replace(a, b)
+    return t
 def mask(v, key=""):
     if isinstance(v, dict):
         return {k: mask(x, k if "seconds" not in key else key) for k, x in v.items()}
@@ -44,9 +51,9 @@ def mask(v, key=""):
         return 0
     return v
 for f in pathlib.Path(".").rglob("*.json"):
-    f.write_text(json.dumps(mask(json.loads(f.read_text())), indent=1) + "\n")
+    f.write_text(json.dumps(mask(json.loads(unpath(f.read_text()))), indent=1) + "\n")
 for f in pathlib.Path(".").rglob("*.html"):
-    f.write_text(re.sub(r'<td class="n">[0-9.]+</td></tr>', '<td class="n">T</td></tr>', f.read_text()))
+    f.write_text(re.sub(r'<td class="n">[0-9.]+</td></tr>', '<td class="n">T</td></tr>', unpath(f.read_text())))
 PY
 find . -type f ! -name outputs.sha256 | LC_ALL=C sort | xargs sha256sum > outputs.sha256
 if [ "$mode" = --check ]; then
