@@ -7,7 +7,9 @@
 # and in total both times and the ratio html / plain. The page's pictures come
 # from the per-vertex errors the transfer returned: the difference is drawing
 # the heat map, encoding it as PNG and writing the page.
-# usage: bench/bench_html.sh [build-dir] [reps]   (default build, 5)
+# THREADS=N sets the OpenMP thread count (default 1; THREADS=default leaves
+# OMP_NUM_THREADS unset: every core, the user's view of wall time).
+# usage: [THREADS=N|default] bench/bench_html.sh [build-dir] [reps]   (default build, 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-build}")/skinfit
@@ -15,7 +17,8 @@ reps=${2:-5}
 data=$(realpath "${SKF_DATA:-../shared/data}")
 work=$(mktemp -d /tmp/skf-bench-html-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+export OPENBLAS_NUM_THREADS=1
+if [ "${THREADS:-1}" = default ]; then unset OMP_NUM_THREADS; else export OMP_NUM_THREADS=${THREADS:-1}; fi
 for a in Horse Deer Fox Wolf Cow Alpaca; do
   "$bin" autoweights "$data/quaternius/animals/$a.glb" -o "$work/${a}_aw.glb" > /dev/null 2>&1
 done

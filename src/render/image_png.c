@@ -92,6 +92,57 @@ static bool all_opaque(const skf_image *img)
     return true;
 }
 
+/* The row filter of the PNG specification's recommended heuristic (ISO/IEC
+ * 15948:2003 §12.8, "minimum sum of absolute differences"): each of the five
+ * filters (None, Sub, Up, Average, Paeth; §9.2) is applied to the row, its
+ * output bytes read as signed and their magnitudes summed; the smallest sum
+ * wins, the earlier filter on a tie. This is the choice libpng makes when
+ * given all filters, so handing libpng the winner (png_set_filter before the
+ * row) writes the same bytes; computing the five sums here in one
+ * vectorisable pass costs a fraction of libpng's per-filter trial passes.
+ * cur and prev are rows of n bytes (n < 2^25), bpp bytes per pixel, n > bpp. */
+static inline unsigned filter_mag(unsigned v)
+{
+    v &= 255;
+    return v < 128 ? v : 256 - v;
+}
+
+static inline unsigned paeth_predict(unsigned a, unsigned b, unsigned c)
+{
+    int p = (int)b - (int)c, q = (int)a - (int)c;
+    int pa = p < 0 ? -p : p, pb = q < 0 ? -q : q, pc = p + q < 0 ? -(p + q) : p + q;
+    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+static int choose_filter(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp)
+{
+    /* 32-bit sums (4 lanes per SSE vector): a row sums to at most 128·n < 2^32 */
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+    for (size_t i = 0; i < bpp; ++i) {
+        unsigned x = cur[i], b = prev[i];
+        s0 += filter_mag(x);
+        s1 += filter_mag(x);
+        s2 += filter_mag(x - b);
+        s3 += filter_mag(x - b / 2);
+        s4 += filter_mag(x - paeth_predict(0, b, 0));
+    }
+#pragma omp simd reduction(+ : s0, s1, s2, s3, s4)
+    for (size_t i = bpp; i < n; ++i) {
+        unsigned x = cur[i], a = cur[i - bpp], b = prev[i], c = prev[i - bpp];
+        s0 += filter_mag(x);
+        s1 += filter_mag(x - a);
+        s2 += filter_mag(x - b);
+        s3 += filter_mag(x - (a + b) / 2);
+        s4 += filter_mag(x - paeth_predict(a, b, c));
+    }
+    uint32_t sums[5] = {s0, s1, s2, s3, s4}, best = s0;
+    int k = 0;
+    for (int f = 1; f < 5; ++f)
+        if (sums[f] < best)
+            best = sums[f], k = f;
+    return k;
+}
+
 skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, skf_error *err)
 {
     *data = NULL;
@@ -124,22 +175,34 @@ skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, sk
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, 6);
     png_write_info(png, info);
+    size_t bpp = opaque ? 3 : 4, row_bytes = bpp * (size_t)img->width;
     if (opaque) {
-        row = skf_malloc_array((size_t)img->width, 3);
+        row = skf_malloc_array((size_t)img->width, 2 * 3); /* this row and the previous */
         if (!row) {
             ctx.out_nomem = 1;
             png_error(png, "out of memory");
         }
     }
+    /* Row 0 keeps libpng's own choice among all filters (that also makes libpng
+     * allocate every filter's buffers and pick the deflate strategy of filtered
+     * data); from row 1 on, choose_filter names the filter libpng would pick. */
+    static const int filter_flag[5] = {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP,
+                                       PNG_FILTER_AVG, PNG_FILTER_PAETH};
+    bool own_choice = img->width > 1 && img->height > 1;
+    const uint8_t *prev = NULL;
     for (int y = 0; y < img->height; ++y) {
         const uint8_t *src = img->pixels + (size_t)y * img->stride;
+        const uint8_t *cur = src;
         if (opaque) {
+            uint8_t *dst = row + (size_t)(y & 1) * row_bytes;
             for (int x = 0; x < img->width; ++x)
-                memcpy(row + 3 * (size_t)x, src + 4 * (size_t)x, 3);
-            png_write_row(png, row);
-        } else {
-            png_write_row(png, src);
+                memcpy(dst + 3 * (size_t)x, src + 4 * (size_t)x, 3);
+            cur = dst;
         }
+        if (own_choice && prev)
+            png_set_filter(png, PNG_FILTER_TYPE_BASE, filter_flag[choose_filter(cur, prev, row_bytes, bpp)]);
+        png_write_row(png, cur);
+        prev = cur;
     }
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);

@@ -76,6 +76,7 @@ void skfi_raster_clear(skfi_raster *r, uint32_t rgba)
 {
     size_t n = (size_t)r->w * (size_t)r->h;
     uint8_t c[3] = {(uint8_t)(rgba >> 24), (uint8_t)(rgba >> 16), (uint8_t)(rgba >> 8)};
+#pragma omp simd
     for (size_t i = 0; i < n; ++i)
         r->depth[i] = INFINITY;
     memset(r->layer, 0, n);
@@ -197,22 +198,43 @@ void skfi_raster_resolve(const skfi_raster *r, int S, skf_image *img, int x0, in
 {
     int pw = r->w / S, ph = r->h / S;
     unsigned n = (unsigned)(S * S);
+    size_t row_values = 3 * (size_t)pw * (size_t)S; /* the rgb values of one sample row in use */
     for (int py = 0; py < ph; ++py) {
         int iy = y0 + py;
         if (iy < 0 || iy >= img->height)
             continue;
+        /* column sums of the S sample rows of this pixel row (S·S·255 < 2^16) */
+        uint16_t *col = r->colsum;
+        const uint8_t *src = r->rgb + 3 * (size_t)(py * S) * (size_t)r->w;
+#pragma omp simd
+        for (size_t i = 0; i < row_values; ++i)
+            col[i] = src[i];
+        for (int sy = 1; sy < S; ++sy) {
+            src = r->rgb + 3 * (size_t)(py * S + sy) * (size_t)r->w;
+#pragma omp simd
+            for (size_t i = 0; i < row_values; ++i)
+                col[i] = (uint16_t)(col[i] + src[i]);
+        }
         for (int px = 0; px < pw; ++px) {
             int ix = x0 + px;
             if (ix < 0 || ix >= img->width)
                 continue;
-            unsigned sum[3] = {0, 0, 0}, cov = 0;
+            unsigned sum[3] = {0, 0, 0};
+            const uint16_t *c = col + 3 * (size_t)px * (size_t)S;
+            for (int sx = 0; sx < S; ++sx, c += 3)
+                sum[0] += c[0], sum[1] += c[1], sum[2] += c[2];
+            uint8_t *p = skf_image_at(img, ix, iy);
+            for (int k = 0; k < 3; ++k)
+                p[k] = (uint8_t)((sum[k] + n / 2) / n);
+            p[3] = 255;
+            if (!coverage && !depth)
+                continue;
+            unsigned cov = 0;
             float dmin = INFINITY;
             for (int sy = 0; sy < S; ++sy) {
                 size_t row = (size_t)(py * S + sy) * (size_t)r->w + (size_t)(px * S);
                 for (int sx = 0; sx < S; ++sx) {
                     size_t i = row + (size_t)sx;
-                    const uint8_t *c = r->rgb + 3 * i;
-                    sum[0] += c[0], sum[1] += c[1], sum[2] += c[2];
                     if (r->layer[i] == 2) {
                         ++cov;
                         if (r->depth[i] < dmin)
@@ -220,10 +242,6 @@ void skfi_raster_resolve(const skfi_raster *r, int S, skf_image *img, int x0, in
                     }
                 }
             }
-            uint8_t *p = skf_image_at(img, ix, iy);
-            for (int k = 0; k < 3; ++k)
-                p[k] = (uint8_t)((sum[k] + n / 2) / n);
-            p[3] = 255;
             size_t o = (size_t)iy * (size_t)img_w + (size_t)ix;
             if (coverage)
                 coverage[o] = (uint8_t)cov;

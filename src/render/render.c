@@ -217,8 +217,9 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
 
 /* ---- construction ------------------------------------------------------ */
 
-/* Sample buffers of w × h samples: the sample count, 0 when out of memory. */
-static size_t raster_alloc(skfi_raster *r, int w, int h)
+/* Sample buffers of w × h samples (with the resolve's column sums when
+ * resolved): the sample count, 0 when out of memory. */
+static size_t raster_alloc(skfi_raster *r, int w, int h, bool resolved)
 {
     r->w = w;
     r->h = h;
@@ -226,7 +227,8 @@ static size_t raster_alloc(skfi_raster *r, int w, int h)
     r->depth = skf_malloc_array(ns, sizeof(float));
     r->rgb = skf_malloc_array(ns, 3);
     r->layer = skf_malloc_array(ns, 1);
-    return r->depth && r->rgb && r->layer ? ns : 0;
+    r->colsum = resolved ? skf_malloc_array((size_t)w, 3 * sizeof *r->colsum) : NULL;
+    return r->depth && r->rgb && r->layer && (r->colsum || !resolved) ? ns : 0;
 }
 
 static void raster_release(skfi_raster *r)
@@ -234,6 +236,7 @@ static void raster_release(skfi_raster *r)
     skf_free(r->depth);
     skf_free(r->rgb);
     skf_free(r->layer);
+    skf_free(r->colsum);
 }
 
 void skf_renderer_free(skf_renderer *r)
@@ -407,7 +410,7 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
 
     for (int t = 0; t < r->threads; ++t) {
         thread_scratch *s = &r->scratch[t];
-        size_t ns = raster_alloc(&s->raster, r->panel_w * S, r->panel_h * S);
+        size_t ns = raster_alloc(&s->raster, r->panel_w * S, r->panel_h * S, true);
         s->verts = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, sizeof *s->verts);
         s->normals = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, 3 * sizeof(double));
         s->weld_sums = skf_malloc_array(r->max_weld ? r->max_weld : 1, 3 * sizeof(double));
@@ -420,7 +423,7 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     bool silhouettes = false;
     for (size_t k = 0; k < P; ++k)
         silhouettes |= r->panels[k].silhouette;
-    if (silhouettes && !raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S)) {
+    if (silhouettes && !raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S, false)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
                       r->panel_h * S);
         goto fail;

@@ -33,7 +33,7 @@ static inline int skfi_colormap_bin(double error_pct)
         return SKF_COLORMAP_BINS - 1;
     if (error_pct <= 0)
         return 0;
-    double k = floor(error_pct / SKF_COLORMAP_BIN_PCT);
+    double k = error_pct / SKF_COLORMAP_BIN_PCT; /* > 0: truncation is floor below the last bin */
     if (k >= SKF_COLORMAP_BINS - 1)
         return SKF_COLORMAP_BINS - 1;
     return (int)k;
@@ -59,6 +59,7 @@ typedef struct skfi_raster {
     float *depth;      /* [w*h], +inf = empty */
     uint8_t *rgb;      /* [w*h*3] */
     uint8_t *layer;    /* [w*h]: 0 background, 1 silhouette, 2 surface */
+    uint16_t *colsum;  /* [w*3] scratch of skfi_raster_resolve (may be NULL when never resolved) */
 } skfi_raster;
 
 /* Per-vertex screen data (sample coordinates) for one surface and frame. */
