@@ -363,6 +363,19 @@ skf_status skf_gltf_add_skin(skf_gltf *doc, const char *name, const int *joints,
                              size_t joint_count, int inverse_bind_matrices, int skeleton,
                              int *skin_index, skf_error *err);
 
+/* ---- the files a document reads ---------------------------------------- */
+
+/* Called once per file: path as the reader opens it; place is NULL for the
+ * document's own file, else the JSON path of the URI ("buffers[1].uri"). */
+typedef void (*skf_gltf_file_fn)(void *user, const char *path, const char *place);
+/* Visit every file the document was read from or that writing it reads:
+ * doc->path (when loaded from a file), then each external buffers[i].uri and
+ * images[i].uri resolved against doc->base_dir as the reader and writer
+ * resolve them (data: URIs and unsupported forms are skipped). A document
+ * loaded from memory visits nothing. Fails only for lack of memory. */
+skf_status skf_gltf_visit_files(const skf_gltf *doc, skf_gltf_file_fn fn, void *user,
+                                skf_error *err);
+
 /* ---- GLB output -------------------------------------------------------- */
 
 /* Write a single self-contained GLB atomically. The typed views must be

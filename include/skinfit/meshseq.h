@@ -111,6 +111,10 @@ skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *er
  * fps and start_time are 0 (OBJ carries no timing). Errors name the file and
  * line. */
 skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err);
+/* The file name skf_objseq_read opens for frame `frame` of `where` (a folder
+ * or a pattern), into buf of cap bytes. */
+skf_status skf_objseq_frame_file(const char *where, size_t frame, char *buf, size_t cap,
+                                 skf_error *err);
 /* Read one OBJ (vertices and fan-triangulated faces) as a one-frame sequence. */
 skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err);
 /* Write: a folder (created if missing; files frame_0000.obj ...) when `where`

@@ -265,6 +265,16 @@ static skf_status frame_name(const char *where, bool folder, size_t f, char *buf
     return SKF_OK;
 }
 
+skf_status skf_objseq_frame_file(const char *where, size_t frame, char *buf, size_t cap,
+                                 skf_error *err)
+{
+    bool folder = is_dir(where);
+    if (!folder && !valid_pattern(where))
+        return skf_fail(err, SKF_ERR_ARGUMENT,
+                        "%s: not a folder and not a pattern with one %%d conversion", where);
+    return frame_name(where, folder, frame, buf, cap, err);
+}
+
 skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
 {
     *out = NULL;

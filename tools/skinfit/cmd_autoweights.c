@@ -1,6 +1,7 @@
 /* skinfit autoweights: recompute a rig's skin weights from its own skeleton
  * (weight ∝ 1/d^P to each bone segment, top K, normalised). */
 #include "cli.h"
+#include "guard.h"
 
 #include "skinfit/gltf.h"
 #include "skinfit/rig.h"
@@ -63,14 +64,29 @@ int cmd_autoweights(int argc, char **argv)
         return cli_usage_error(cmd, "missing RIG.glb");
     if (!output)
         return cli_usage_error(cmd, "missing -o OUT.glb");
-    if (skf_same_file(input, output)) {
-        fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", output);
-        return EXIT_BAD_INPUT;
+    cli_guard g;
+    cli_guard_init(&g, cmd);
+    cli_guard_input(&g, input, NULL);
+    cli_guard_output(&g, "-o", output);
+    int grc = cli_guard_check(&g);
+    if (grc) {
+        cli_guard_release(&g);
+        return grc;
     }
     skf_error err = {0};
     skf_warnings w = {0};
     skf_gltf *doc = NULL;
     skf_status st = skf_gltf_load(input, &doc, &w, &err);
+    if (!st) {
+        cli_guard_gltf(&g, doc);
+        grc = cli_guard_check(&g);
+    }
+    cli_guard_release(&g);
+    if (grc) {
+        skf_warnings_release(&w);
+        skf_gltf_free(doc);
+        return grc;
+    }
     if (!st && doc->skin_count == 0)
         st = skf_fail(&err, SKF_ERR_ARGUMENT, "%s: skins: no skin — not a rigged mesh", input);
     if (!st)

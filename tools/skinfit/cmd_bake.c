@@ -3,6 +3,7 @@
  * times: docs/conventions.md "Clips and frames") and write a PC2 point cache
  * or an OBJ sequence. */
 #include "cli.h"
+#include "guard.h"
 
 #include "skinfit/gltf.h"
 #include "skinfit/rig.h"
@@ -89,9 +90,15 @@ int cmd_bake(int argc, char **argv)
     if (!out_dir && !out_pc2 && !strchr(out_path, '%'))
         return cli_usage_error("bake", "-o %s: use OUT.pc2, a folder ending in '/', or a pattern with %%d",
                                out_path);
-    if (skf_same_file(file, out_path)) {
-        fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
-        return EXIT_BAD_INPUT;
+    cli_guard g;
+    cli_guard_init(&g, "bake");
+    cli_guard_input(&g, file, NULL);
+    int grc = out_dir ? cli_guard_output_dir(&g, "-o", out_path) : cli_guard_output(&g, "-o", out_path);
+    if (!grc)
+        grc = cli_guard_check(&g);
+    if (grc) {
+        cli_guard_release(&g);
+        return grc;
     }
 
     skf_error err = {0};
@@ -104,6 +111,9 @@ int cmd_bake(int argc, char **argv)
     skf_status st = skf_gltf_load(file, &doc, &w, &err);
     if (st)
         goto fail;
+    cli_guard_gltf(&g, doc);
+    if ((rc = cli_guard_check(&g)))
+        goto done;
     int anim = skf_gltf_find_animation(doc, clip_name);
     if (anim < 0) {
         fprintf(stderr, "skinfit: %s: clip '%s' not found; available:", file, clip_name);
@@ -144,6 +154,14 @@ int cmd_bake(int argc, char **argv)
     cli_progress_finish(&prog);
     if (st)
         goto fail;
+    if (!out_dir && !out_pc2)   /* a pattern: each frame file it names */
+        for (size_t f = 0; !rc && f < seq->frame_count; ++f) {
+            char name[4096];
+            if (!skf_objseq_frame_file(out_path, f, name, sizeof name, NULL))
+                rc = cli_guard_check_file(&g, name);
+        }
+    if (rc)
+        goto done;
     st = out_pc2 ? skf_pc2_write(out_path, seq, &err) : skf_objseq_write(out_path, seq, &err);
     if (st)
         goto fail;
@@ -154,6 +172,7 @@ int cmd_bake(int argc, char **argv)
 fail:
     rc = cli_report_error(&err);
 done:
+    cli_guard_release(&g);
     cli_print_warnings(&w);
     skf_warnings_release(&w);
     skf_meshseq_free(seq);

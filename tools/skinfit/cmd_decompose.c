@@ -3,6 +3,7 @@
  *                  [--clip NAME] [--apply-xform] [--threads T] -o OUT.glb [--report R.json]
  * Turn a vertex animation into a skinned rig (docs/decompose.md). */
 #include "cli.h"
+#include "guard.h"
 
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
@@ -71,7 +72,8 @@ static double r6(double v)
 /* Load a glTF clip baked into a sequence (skinned clip, or morph animation
  * when the file has no skin). Also returns the rest (bind) positions. */
 static skf_status load_gltf_seq(const char *path, const char *clip_name, double fps,
-                                skf_meshseq **out, double **rest, skf_warnings *w, skf_error *err)
+                                skf_meshseq **out, double **rest, cli_guard *g, skf_warnings *w,
+                                skf_error *err)
 {
     *out = NULL;
     *rest = NULL;
@@ -81,6 +83,7 @@ static skf_status load_gltf_seq(const char *path, const char *clip_name, double 
     skf_status st = skf_gltf_load(path, &doc, w, err);
     if (st)
         return st;
+    cli_guard_gltf(g, doc);
     int anim = clip_name ? skf_gltf_find_animation(doc, clip_name) : (doc->animation_count ? 0 : -1);
     if (anim < 0) {
         st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: %s", path,
@@ -126,13 +129,16 @@ done:
 }
 
 /* Rest mesh: OBJ or glTF (bind pose of skin 0, else the unskinned surface). */
-static skf_status load_rest(const char *path, skf_meshseq **out, skf_warnings *w, skf_error *err)
+static skf_status load_rest(const char *path, skf_meshseq **out, cli_guard *g, skf_warnings *w,
+                            skf_error *err)
 {
     *out = NULL;
     if (cli_ends_with(path, ".gltf") || cli_ends_with(path, ".glb")) {
         skf_gltf *doc = NULL;
         skf_rig *rig = NULL;
         skf_status st = skf_gltf_load(path, &doc, w, err);
+        if (!st)
+            cli_guard_gltf(g, doc);
         if (!st)
             st = skf_rig_from_gltf(doc, doc->skin_count ? 0 : -1, NULL, &rig, w, err);
         if (!st) {
@@ -240,11 +246,16 @@ int cmd_decompose(int argc, char **argv)
         return cli_usage_error("decompose", "missing -o OUT.glb");
     if (!cli_ends_with(out_path, ".glb"))
         return cli_usage_error("decompose", "-o %s: the output is a .glb file", out_path);
-    if (skf_same_file(input, out_path) || (rest_path && skf_same_file(rest_path, out_path)) ||
-        (report && (skf_same_file(input, report) || skf_same_file(out_path, report))) ||
-        (recon && skf_same_file(input, recon))) {
-        fprintf(stderr, "skinfit: %s: refusing to overwrite an input file\n", out_path);
-        return EXIT_BAD_INPUT;
+    cli_guard g;
+    cli_guard_init(&g, "decompose");
+    int grc;
+    cli_guard_input(&g, input, NULL);
+    cli_guard_input(&g, rest_path, NULL);
+    if ((grc = cli_guard_output(&g, "-o", out_path)) ||
+        (grc = cli_guard_output(&g, "--report", report)) ||
+        (grc = cli_guard_output(&g, "--reconstruction", recon)) || (grc = cli_guard_check(&g))) {
+        cli_guard_release(&g);
+        return grc;
     }
 
     skf_error err = {0};
@@ -265,8 +276,9 @@ int cmd_decompose(int argc, char **argv)
     } else if (cli_ends_with(input, ".pc2")) {
         st = skf_pc2_read(input, &seq, &err);
     } else if (cli_ends_with(input, ".gltf") || cli_ends_with(input, ".glb")) {
-        st = load_gltf_seq(input, clip_name, fps, &seq, &glrest, &w, &err);
+        st = load_gltf_seq(input, clip_name, fps, &seq, &glrest, &g, &w, &err);
     } else if (is_dir || strchr(input, '%')) {
+        cli_guard_objseq(&g, input);
         st = skf_objseq_read(input, &seq, &err);
     } else {
         rc = cli_usage_error("decompose", "%s: unknown input type (use .abc, .mdd, .pc2, .gltf, "
@@ -276,7 +288,7 @@ int cmd_decompose(int argc, char **argv)
     if (st)
         goto fail;
     if (rest_path) {
-        if ((st = load_rest(rest_path, &rest, &w, &err)))
+        if ((st = load_rest(rest_path, &rest, &g, &w, &err)))
             goto fail;
         if (rest->vertex_count != seq->vertex_count) {
             fprintf(stderr, "skinfit: %s: vertex count: the rest mesh has %zu vertices, %s has %zu\n",
@@ -285,6 +297,8 @@ int cmd_decompose(int argc, char **argv)
             goto done;
         }
     }
+    if ((rc = cli_guard_check(&g)))
+        goto done;
     const double *restp = rest ? rest->positions : glrest;
     size_t T = rest && rest->triangle_count ? rest->triangle_count : seq->triangle_count;
     const uint32_t *tris = rest && rest->triangle_count ? rest->triangles : seq->triangles;
@@ -400,6 +414,7 @@ int cmd_decompose(int argc, char **argv)
 fail:
     rc = cli_report_error(&err);
 done:
+    cli_guard_release(&g);
     skf_gltf_free(doc);
     skf_decomposition_free(d);
     skf_meshseq_free(seq);

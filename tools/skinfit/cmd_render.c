@@ -4,6 +4,7 @@
  * clip (--baked) — drawn as a dark silhouette of the ground truth under the
  * rig's surface coloured by per-vertex error (the report's metric routine). */
 #include "cli.h"
+#include "guard.h"
 
 #include "skinfit/gltf.h"
 #include "skinfit/report.h"
@@ -141,6 +142,8 @@ int cmd_render(int argc, char **argv)
     rig_arg rigs[SKF_RENDER_MAX_PANELS];
     size_t nrigs = 0;
     int rc = EXIT_OK;
+    cli_guard guard;
+    cli_guard_init(&guard, "render");
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -231,17 +234,12 @@ int cmd_render(int argc, char **argv)
         rc = cli_usage_error("render", "-o %s: the output must end in .png or .gif", out_path);
         goto done;
     }
-    if (skf_same_file(out_path, source_path) || (html_path && skf_same_file(html_path, source_path))) {
-        fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
-        rc = EXIT_BAD_INPUT;
-        goto done;
-    }
+    cli_guard_input(&guard, source_path, NULL);
     for (size_t r = 0; r < nrigs; ++r)
-        if (skf_same_file(out_path, rigs[r].path) || (html_path && skf_same_file(html_path, rigs[r].path))) {
-            fprintf(stderr, "skinfit: %s: refusing to overwrite the input file\n", out_path);
-            rc = EXIT_BAD_INPUT;
-            goto done;
-        }
+        cli_guard_input(&guard, rigs[r].path, NULL);
+    if ((rc = cli_guard_output(&guard, "-o", out_path)) ||
+        (rc = cli_guard_output(&guard, "--html", html_path)) || (rc = cli_guard_check(&guard)))
+        goto done;
     if (ro.width && ro.width / (int)(nrigs + 1) < 8) {
         rc = cli_usage_error("render", "--size %dx%d: too narrow for %zu panels", ro.width, ro.height,
                              nrigs + 1);
@@ -287,6 +285,12 @@ int cmd_render(int argc, char **argv)
     }
     if (st)
         goto fail;
+    cli_guard_gltf(&guard, source);
+    for (size_t r = 0; r < nrigs; ++r)
+        if (docs[r])
+            cli_guard_gltf(&guard, docs[r]);
+    if ((rc = cli_guard_check(&guard)))
+        goto cleanup;
     size_t F = skf_heatmap_frame_count(clip);
     if (frames_spec) {
         if ((st = cli_parse_frames(frames_spec, F, &frames, &nframes, &err))) {
@@ -339,6 +343,7 @@ cleanup:
     skf_gltf_free(source);
     skf_warnings_release(&w);
 done:
+    cli_guard_release(&guard);
     for (size_t r = 0; r < nrigs; ++r)
         free(rigs[r].path);
     return rc;

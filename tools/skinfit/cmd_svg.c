@@ -1,6 +1,7 @@
 /* skinfit svg: animate an SVG character from pose keypoints (Pose Animator
  * in C). Library: include/skinfit/svg.h; formats and decisions: docs/svg.md. */
 #include "cli.h"
+#include "guard.h"
 #include "skinfit/image.h"
 #include "skinfit/svg.h"
 
@@ -186,10 +187,16 @@ int cmd_svg(int argc, char **argv)
         return cli_usage_error("svg", "missing -o OUT");
     if (format == FMT_AUTO)
         format = cli_ends_with(out, ".svg") ? FMT_ANIMATED : cli_ends_with(out, ".gif") ? FMT_GIF : FMT_FRAMES;
-    if (skf_same_file(out, input) || skf_same_file(out, pose_path)) {
-        fprintf(stderr, "skinfit: %s: refusing to overwrite an input\n", out);
-        return EXIT_BAD_INPUT;
-    }
+    cli_guard g;
+    cli_guard_init(&g, "svg");
+    cli_guard_input(&g, input, NULL);
+    cli_guard_input(&g, pose_path, NULL);
+    int grc = format == FMT_FRAMES ? cli_guard_output_dir(&g, "-o", out) : cli_guard_output(&g, "-o", out);
+    if (!grc)
+        grc = cli_guard_check(&g);
+    cli_guard_release(&g);
+    if (grc)
+        return grc;
 
     skf_error err = {0};
     skf_warnings warn = {0};

@@ -1,6 +1,7 @@
 /* skinfit transfer (and the shared body of skinfit control): bake clips of
  * an artist rig onto another rig of the same animal by solving the surface. */
 #include "cli.h"
+#include "guard.h"
 #include "transfer_report.h"
 
 #include "skinfit/gltf.h"
@@ -212,18 +213,14 @@ int tr_command(int argc, char **argv, bool control_only)
         rc = cli_usage_error(cmd, "--clip and --all-clips exclude each other");
         goto out;
     }
-    const char *outs[3] = {output, report, html};
-    for (int k = 0; k < 3; ++k) {
-        if (!outs[k])
-            continue;
-        if (skf_same_file(outs[k], source) || (target && skf_same_file(outs[k], target))) {
-            fprintf(stderr, "skinfit: %s: refusing to overwrite an input file\n", outs[k]);
-            rc = EXIT_BAD_INPUT;
-            goto out;
-        }
-    }
-    if (output && report && !strcmp(output, report)) {
-        rc = cli_usage_error(cmd, "-o and --report name the same file");
+    cli_guard guard;
+    cli_guard_init(&guard, cmd);
+    cli_guard_input(&guard, source, NULL);
+    cli_guard_input(&guard, target, NULL);
+    if ((rc = cli_guard_output(&guard, "-o", output)) ||
+        (rc = cli_guard_output(&guard, "--report", report)) ||
+        (rc = cli_guard_output(&guard, "--html", html)) || (rc = cli_guard_check(&guard))) {
+        cli_guard_release(&guard);
         goto out;
     }
     opt.no_control = false;
@@ -242,6 +239,15 @@ int tr_command(int argc, char **argv, bool control_only)
     skf_status st = skf_gltf_load(source, &sdoc, &warn, &err);
     if (!st && target)
         st = skf_gltf_load(target, &tdoc, &warn, &err);
+    if (!st) {
+        cli_guard_gltf(&guard, sdoc);
+        if (tdoc)
+            cli_guard_gltf(&guard, tdoc);
+        rc = cli_guard_check(&guard);
+    }
+    cli_guard_release(&guard);
+    if (rc)
+        goto out_docs;
     if (!st)
         st = tr_resolve_clips(sdoc, names, name_count, all, &clips, &clip_count, &err);
     /* every clip name must exist before any work starts */
@@ -322,6 +328,7 @@ int tr_command(int argc, char **argv, bool control_only)
                 }
             }
     }
+out_docs:
     for (size_t c = 0; results && c < clip_count; ++c)
         skf_transfer_clip_release(&results[c]);
     skf_free(results);
