@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 
 static char *dir_of(const char *path)
@@ -56,6 +57,17 @@ static bool name_ok(const char *s)
               *s == '.' || *s == '_' || *s == '-'))
             return false;
     return true;
+}
+
+/* Names whose outputs would collide with the batch's own files or another
+ * job's: OUTDIR/summary.json is the summary, and a job named "x.timing" or
+ * "x.error" would write job x's timing or error file. Compared without case
+ * (case-insensitive filesystems). */
+static bool name_reserved(const char *name)
+{
+    size_t n = strlen(name);
+    return !strcasecmp(name, "summary") || (n >= 7 && !strcasecmp(name + n - 7, ".timing")) ||
+           (n >= 6 && !strcasecmp(name + n - 6, ".error"));
 }
 
 static void job_release(skf_batch_job *j)
@@ -196,6 +208,11 @@ static skf_status parse_job(skf_batch *b, size_t i, json_t *job, json_t *default
     }
     if (!j->name)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", mp);
+    if (name_reserved(j->name))
+        return skf_fail(err, SKF_ERR_FORMAT,
+                        "%s: jobs[%zu]%s: '%s' is reserved (summary, and names ending in .timing "
+                        "or .error, collide with the batch's own files)%s",
+                        mp, i, name ? ".name" : "", j->name, name ? "" : "; give the job a name");
     return SKF_OK;
 }
 

@@ -8,12 +8,17 @@
  * with the same summary as an uninterrupted serial one. docs/batch.md. */
 #include "batch.h"
 #include "cli.h"
+#include "guard.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,8 +70,17 @@ static void run_local(const char *manifest, const char *outdir, const size_t *to
             char idx[32], thr[32];
             snprintf(idx, sizeof idx, "%zu", job);
             snprintf(thr, sizeof thr, "%d", threads);
+            pid_t parent = getpid();
             pid_t pid = fork();
             if (pid == 0) {
+                /* The worker dies with the batch: a worker orphaned by kill -9
+                 * would otherwise finish later and overwrite the outputs of the
+                 * next run with stale results. SIGTERM (not SIGKILL) so its
+                 * handler removes the temporaries it has open. The getppid
+                 * check closes the race of a parent that died before prctl. */
+                prctl(PR_SET_PDEATHSIG, SIGTERM);
+                if (getppid() != parent)
+                    _exit(127);
                 char *argv[] = {"skinfit", "batch", (char *)manifest, "-o", (char *)outdir,
                                 "--run-job", idx, "--threads", thr, NULL};
                 execv("/proc/self/exe", argv);
@@ -209,6 +223,88 @@ static int summarise(const skf_batch *b, const bool *members, const char *outdir
     return worst;
 }
 
+/* One batch per output folder: OUTDIR/.skinfit-batch.lock, held with flock
+ * for the whole run (so a dead owner's lock is free: the kernel drops it) and
+ * holding the owner's pid for the message. A --shard run holds it shared
+ * (shards of one manifest run side by side) plus its own shard's lock
+ * exclusively; a whole run holds it exclusively. The fds stay open (and are
+ * inherited by the workers, so an orphaned worker still holds the folder).
+ * Returns EXIT_OK or EXIT_BAD_INPUT after printing why. */
+static int lock_outdir(const char *outdir, size_t shard_k, size_t shard_n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.skinfit-batch.lock", outdir);
+    int fd = open(path, O_RDWR | O_CREAT, 0666);
+    if (fd < 0) {
+        fprintf(stderr, "skinfit: %s: cannot create the lock file: %s\n", path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    if (flock(fd, (shard_n ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+        char text[32] = {0};
+        ssize_t n = pread(fd, text, sizeof text - 1, 0);
+        long owner = n > 0 ? strtol(text, NULL, 10) : 0;
+        close(fd);
+        if (owner > 0)
+            fprintf(stderr, "skinfit: %s: in use by another batch (pid %ld; lock %s)\n", outdir,
+                    owner, path);
+        else
+            fprintf(stderr, "skinfit: %s: in use by another batch (lock %s)\n", outdir, path);
+        return EXIT_BAD_INPUT;
+    }
+    if (!shard_n) {
+        char text[32];
+        int n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n) {
+            fprintf(stderr, "skinfit: %s: cannot write the lock file: %s\n", path, strerror(errno));
+            close(fd);
+            return EXIT_BAD_INPUT;
+        }
+        return EXIT_OK;
+    }
+    snprintf(path, sizeof path, "%s/.skinfit-batch-%zu-of-%zu.lock", outdir, shard_k, shard_n);
+    int sfd = open(path, O_RDWR | O_CREAT, 0666);
+    if (sfd < 0 || flock(sfd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "skinfit: %s: shard %zu/%zu is in use by another batch (lock %s)\n", outdir,
+                shard_k, shard_n, path);
+        if (sfd >= 0)
+            close(sfd);
+        close(fd);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* No job output may replace a file the batch reads (the manifest, a job's
+ * source or target) or the summary: checked by file identity before any
+ * job runs. Job names cannot collide with each other's files or the summary
+ * (reserved names are refused by the manifest parser). */
+static int check_outputs(const skf_batch *b, const char *manifest, const char *outdir,
+                         const bool *members)
+{
+    cli_guard g;
+    cli_guard_init(&g, "batch");
+    cli_guard_input(&g, manifest, "the manifest");
+    for (size_t i = 0; i < b->job_count; ++i) {
+        char why[256];
+        snprintf(why, sizeof why, "jobs[%zu].source", i);
+        cli_guard_input(&g, b->jobs[i].source, why);
+        snprintf(why, sizeof why, "jobs[%zu].target", i);
+        cli_guard_input(&g, b->jobs[i].target, why);
+    }
+    static const char *const ext[] = {".glb", ".json", ".timing.json", ".error.json"};
+    char path[4096];
+    int rc = EXIT_OK;
+    snprintf(path, sizeof path, "%s/summary.json", outdir);
+    rc = cli_guard_check_file(&g, path);
+    for (size_t i = 0; !rc && i < b->job_count; ++i)
+        for (int e = 0; !rc && members[i] && e < 4; ++e) {
+            snprintf(path, sizeof path, "%s/%s%s", outdir, b->jobs[i].name, ext[e]);
+            rc = cli_guard_check_file(&g, path);
+        }
+    cli_guard_release(&g);
+    return rc;
+}
+
 int cmd_batch(int argc, char **argv)
 {
     const char *manifest = NULL, *outdir = NULL;
@@ -271,6 +367,12 @@ int cmd_batch(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
 
+    int locked = batch_mpi_launched() ? EXIT_OK : lock_outdir(outdir, shard_k, shard_n);
+    if (locked) {
+        skf_batch_free(b);
+        return locked;
+    }
+
     /* The jobs this run is responsible for, and which of them to (re)do. */
     bool *members = calloc(b->job_count, sizeof *members);
     size_t *order = calloc(b->job_count, sizeof *order), *todo = calloc(b->job_count, sizeof *todo);
@@ -279,11 +381,21 @@ int cmd_batch(int argc, char **argv)
         fprintf(stderr, "skinfit: out of memory\n");
         return EXIT_BAD_INPUT;
     }
+    for (size_t i = 0; i < b->job_count; ++i)
+        members[i] = shard_n == 0 || skf_batch_in_shard(i, shard_k, shard_n);
+    int guarded = check_outputs(b, manifest, outdir, members);
+    if (guarded) {
+        free(members);
+        free(order);
+        free(todo);
+        free(results);
+        skf_batch_free(b);
+        return guarded;
+    }
     skf_batch_order(b, order);
     size_t count = 0, skipped = 0;
     for (size_t k = 0; k < b->job_count; ++k) {
         size_t i = order[k];
-        members[i] = shard_n == 0 || skf_batch_in_shard(i, shard_k, shard_n);
         if (!members[i])
             continue;
         char stamp[65];
