@@ -213,7 +213,8 @@ skf_limit_text skf_limits_exceeded(const skf_limits *limits, skf_limit_id id);
 skf_status skf_read_file_limits(const char *path, const skf_limits *limits, skf_limit_id id,
                                 uint8_t **data, size_t *size, skf_error *err);
 
-/* Atomic output: write to "<path>.tmp-XXXXXX" in the same directory, then
+/* Atomic output: write to "<path>.tmp-XXXXXX" in the same directory (the
+ * name cut so the temporary's last component fits NAME_MAX), then
  * rename over path on commit; abort unlinks the temporary. A failed or
  * interrupted run therefore never leaves a partial file under path.
  * Refuses (SKF_ERR_ARGUMENT) when path names one of the protected inputs. */
@@ -227,6 +228,42 @@ skf_status skf_atomic_open(skf_atomic_file *f, const char *path, skf_error *err)
 skf_status skf_atomic_write(skf_atomic_file *f, const void *data, size_t size, skf_error *err);
 skf_status skf_atomic_commit(skf_atomic_file *f, skf_error *err);
 void skf_atomic_abort(skf_atomic_file *f);
+
+/* Atomic output folders (frame sequences): files are written into a
+ * temporary sibling folder "<path>.tmp-XXXXXX" (temp_path), and commit
+ * moves it into place — by rename when path does not exist, else by one
+ * atomic exchange (renameat2 RENAME_EXCHANGE) with the existing folder,
+ * whose old files are then removed. An existing folder must hold only files
+ * `ours` accepts (the previous run's frames; NULL: an empty folder), else
+ * open (checked early) or commit fails (SKF_ERR_IO naming the first other
+ * file) and nothing changes. abort (and the signal-time cleanup) removes the temporary folder
+ * and its files. A reader therefore sees all old frames or all new ones,
+ * never a mix, whatever interrupts the run. */
+typedef struct skf_atomic_dir {
+    char *final_path;   /* without trailing '/' */
+    char *temp_path;
+} skf_atomic_dir;
+skf_status skf_atomic_dir_open(skf_atomic_dir *d, const char *path, bool (*ours)(const char *name),
+                               skf_error *err);
+skf_status skf_atomic_dir_commit(skf_atomic_dir *d, bool (*ours)(const char *name), skf_error *err);
+void skf_atomic_dir_abort(skf_atomic_dir *d);
+
+/* Staged outputs, for a run with several outputs that must commit all or
+ * none: skf_stage_open reserves "<path>.stage-XXXXXX" beside path (an empty
+ * file, removed by the signal-time cleanup); the run writes each output to
+ * its temp_path (atomically, with any writer); skf_stage_commit renames
+ * every staged file over its final path (renames within one folder; after
+ * the first failing rename, the rest are discarded), skf_stage_abort
+ * removes them all. A failure before commit leaves every output as it was. */
+typedef struct skf_staged {
+    char *final_path;
+    char *temp_path;    /* NULL: unused slot (ignored by commit and abort) */
+} skf_staged;
+skf_status skf_stage_open(skf_staged *s, const char *path, skf_error *err);
+skf_status skf_stage_commit(skf_staged *s, size_t n, skf_error *err);
+void skf_stage_abort(skf_staged *s, size_t n);
+/* Messages name the final paths: replace a staged temp_path in err->message. */
+void skf_stage_fix_message(const skf_staged *s, size_t n, skf_error *err);
 
 /* Convenience: atomically write a whole buffer to path. */
 skf_status skf_write_file_atomic(const char *path, const void *data, size_t size, skf_error *err);

@@ -117,10 +117,12 @@ skf_status skf_objseq_frame_file(const char *where, size_t frame, char *buf, siz
                                  skf_error *err);
 /* Read one OBJ (vertices and fan-triangulated faces) as a one-frame sequence. */
 skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err);
-/* Write: a folder (created if missing; files frame_0000.obj ...) when `where`
- * ends in '/' or names a folder, else a printf pattern. Each file is written
- * atomically with 9 significant digits per coordinate; faces from
- * seq->triangles when present. */
+/* Write: a folder (files frame_0000.obj ...) when `where` ends in '/' or
+ * names a folder, else a printf pattern. A folder is replaced as a whole
+ * (skf_atomic_dir: written beside it, swapped in): it must be new, empty or
+ * hold only frame_<n>.obj files, and an interrupted run leaves it as it was.
+ * Each file is written atomically with 9 significant digits per coordinate;
+ * faces from seq->triangles when present. */
 skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error *err);
 
 #ifdef __cplusplus

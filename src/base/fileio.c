@@ -1,12 +1,16 @@
 /* Whole-file reads and atomic (temp + rename) writes; see base.h. */
 #include "skinfit/base.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* limit_id < 0: a plain byte cap; otherwise the cap is that named limit
@@ -100,6 +104,56 @@ static void unregister_temp(const char *p)
             temp_used[i] = 0;
 }
 
+/* Temporary folders (skf_atomic_dir), emptied and removed by the same walk. */
+#define MAX_TEMP_DIRS 8
+static char temp_dirs[MAX_TEMP_DIRS][TEMP_PATH_MAX];
+static volatile sig_atomic_t temp_dir_used[MAX_TEMP_DIRS];
+
+static void register_temp_dir(const char *p)
+{
+    size_t n = strlen(p);
+    if (n >= TEMP_PATH_MAX)
+        return;
+    for (int i = 0; i < MAX_TEMP_DIRS; ++i)
+        if (!temp_dir_used[i]) {
+            memcpy(temp_dirs[i], p, n + 1);
+            temp_dir_used[i] = 1;
+            return;
+        }
+}
+
+static void unregister_temp_dir(const char *p)
+{
+    for (int i = 0; i < MAX_TEMP_DIRS; ++i)
+        if (temp_dir_used[i] && strcmp(temp_dirs[i], p) == 0)
+            temp_dir_used[i] = 0;
+}
+
+/* Remove the files of a folder (one level) and the folder. Only open,
+ * getdents64, unlinkat, close and rmdir: async-signal-safe, no allocation. */
+static void remove_flat_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        static char buf[8192];
+        for (;;) {
+            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n <= 0)
+                break;
+            for (long off = 0; off < n;) {
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (strcmp(name, ".") && strcmp(name, ".."))
+                    unlinkat(fd, name, 0);
+                off += reclen;
+            }
+        }
+        close(fd);
+    }
+    rmdir(dir);
+}
+
 void skf_atomic_unlink_all_temporaries(void)
 {
     for (int i = 0; i < MAX_TEMPS; ++i)
@@ -107,6 +161,32 @@ void skf_atomic_unlink_all_temporaries(void)
             unlink(temp_paths[i]);
             temp_used[i] = 0;
         }
+    for (int i = 0; i < MAX_TEMP_DIRS; ++i)
+        if (temp_dir_used[i]) {
+            remove_flat_dir(temp_dirs[i]);
+            temp_dir_used[i] = 0;
+        }
+}
+
+/* "<folder>/<name><tag>XXXXXX" for mkstemp/mkdtemp, the name cut so the
+ * temporary's last component stays within NAME_MAX (a legal 251-byte output
+ * name must not fail for its temporary's sake). NULL: out of memory. */
+static char *temp_template(const char *path, const char *tag)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        --n;
+    const char *slash = NULL;
+    for (size_t i = 0; i < n; ++i)
+        if (path[i] == '/')
+            slash = path + i;
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0, bl = n - dl, tl = strlen(tag) + 6;
+    if (bl + tl > NAME_MAX)
+        bl = NAME_MAX - tl;
+    char *t = skf_malloc(dl + bl + tl + 1);
+    if (t)
+        snprintf(t, dl + bl + tl + 1, "%.*s%.*s%sXXXXXX", (int)dl, path, (int)bl, path + dl, tag);
+    return t;
 }
 
 bool skf_same_file(const char *a, const char *b)
@@ -123,16 +203,14 @@ skf_status skf_atomic_open(skf_atomic_file *f, const char *path, skf_error *err)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return skf_fail(err, SKF_ERR_IO, "%s: is a directory, expected an output file name", path);
-    size_t n = strlen(path);
     f->final_path = skf_strdup(path);
-    f->temp_path = skf_malloc(n + 16);
+    f->temp_path = temp_template(path, ".tmp-");
     if (!f->final_path || !f->temp_path) {
         skf_free(f->final_path);
         skf_free(f->temp_path);
         memset(f, 0, sizeof *f);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
     }
-    snprintf(f->temp_path, n + 16, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(f->temp_path);
     if (fd < 0) {
         int e = errno;
@@ -216,4 +294,173 @@ skf_status skf_write_file_atomic(const char *path, const void *data, size_t size
         return st;
     }
     return skf_atomic_commit(&f, err);
+}
+
+/* ---- atomic folders ----------------------------------------------------- */
+
+static skf_status only_ours(const char *dir, bool (*ours)(const char *name), skf_error *err);
+
+skf_status skf_atomic_dir_open(skf_atomic_dir *d, const char *path, bool (*ours)(const char *name),
+                               skf_error *err)
+{
+    memset(d, 0, sizeof *d);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return skf_fail(err, SKF_ERR_IO, "%s: exists and is not a folder", path);
+    skf_status st0;
+    if (stat(path, &st) == 0 && (st0 = only_ours(path, ours, err)))
+        return st0;
+    d->final_path = skf_strdup(path);
+    d->temp_path = temp_template(path, ".tmp-");
+    if (!d->final_path || !d->temp_path) {
+        skf_atomic_dir_abort(d);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t n = strlen(d->final_path);
+    while (n > 1 && d->final_path[n - 1] == '/')
+        d->final_path[--n] = 0;
+    if (!mkdtemp(d->temp_path)) {
+        int e = errno;
+        skf_free(d->temp_path);
+        d->temp_path = NULL;
+        skf_atomic_dir_abort(d);
+        return skf_fail(err, SKF_ERR_IO, "%s: cannot create folder: %s", path, strerror(e));
+    }
+    register_temp_dir(d->temp_path);
+    mode_t mask = umask(0);     /* mkdtemp makes 0700; give the usual mode */
+    umask(mask);
+    chmod(d->temp_path, 0777 & ~mask);
+    return SKF_OK;
+}
+
+void skf_atomic_dir_abort(skf_atomic_dir *d)
+{
+    if (d->temp_path) {
+        unregister_temp_dir(d->temp_path);
+        remove_flat_dir(d->temp_path);
+    }
+    skf_free(d->final_path);
+    skf_free(d->temp_path);
+    memset(d, 0, sizeof *d);
+}
+
+/* The entries of folder `dir` all satisfy ours (or it has none). */
+static skf_status only_ours(const char *dir, bool (*ours)(const char *name), skf_error *err)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return skf_fail(err, SKF_ERR_IO, "%s: cannot read folder: %s", dir, strerror(errno));
+    skf_status st = SKF_OK;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !(ours && ours(e->d_name))) {
+            st = skf_fail(err, SKF_ERR_IO,
+                          "%s: holds '%.100s', which this output would not replace; give a new or "
+                          "empty folder", dir, e->d_name);
+            break;
+        }
+    closedir(dp);
+    return st;
+}
+
+skf_status skf_atomic_dir_commit(skf_atomic_dir *d, bool (*ours)(const char *name), skf_error *err)
+{
+    skf_status st = SKF_OK;
+    struct stat sb;
+    if (stat(d->final_path, &sb) != 0) {
+        if (rename(d->temp_path, d->final_path) != 0)
+            st = skf_fail(err, SKF_ERR_IO, "%s: cannot rename the output folder into place: %s",
+                          d->final_path, strerror(errno));
+    } else if (!(st = only_ours(d->final_path, ours, err))) {
+        /* One atomic swap: readers see all old frames or all new ones. */
+        if (syscall(SYS_renameat2, AT_FDCWD, d->temp_path, AT_FDCWD, d->final_path,
+                    2u /* RENAME_EXCHANGE */) != 0)
+            st = skf_fail(err, SKF_ERR_IO, "%s: cannot swap the output folder into place: %s",
+                          d->final_path, strerror(errno));
+        /* on success temp_path now holds the previous frames: removed below */
+    }
+    if (!st && stat(d->temp_path, &sb) != 0) {   /* renamed: nothing left behind */
+        unregister_temp_dir(d->temp_path);
+        skf_free(d->final_path);
+        skf_free(d->temp_path);
+        memset(d, 0, sizeof *d);
+        return SKF_OK;
+    }
+    skf_atomic_dir_abort(d);
+    return st;
+}
+
+/* ---- staged outputs ----------------------------------------------------- */
+
+skf_status skf_stage_open(skf_staged *s, const char *path, skf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->final_path = skf_strdup(path);
+    s->temp_path = temp_template(path, ".stage-");
+    if (!s->final_path || !s->temp_path) {
+        skf_stage_abort(s, 1);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    int fd = mkstemp(s->temp_path);
+    if (fd < 0) {
+        int e = errno;
+        skf_free(s->temp_path);
+        s->temp_path = NULL;
+        skf_stage_abort(s, 1);
+        return skf_fail(err, SKF_ERR_IO, "%s: cannot create output: %s", path, strerror(e));
+    }
+    close(fd);
+    register_temp(s->temp_path);
+    return SKF_OK;
+}
+
+skf_status skf_stage_commit(skf_staged *s, size_t n, skf_error *err)
+{
+    skf_status st = SKF_OK;
+    for (size_t i = 0; i < n; ++i) {
+        if (!s[i].temp_path)
+            continue;
+        if (!st && rename(s[i].temp_path, s[i].final_path) != 0)
+            st = skf_fail(err, SKF_ERR_IO, "%s: cannot rename output into place: %s",
+                          s[i].final_path, strerror(errno));
+        if (st)
+            unlink(s[i].temp_path);
+        unregister_temp(s[i].temp_path);
+        skf_free(s[i].final_path);
+        skf_free(s[i].temp_path);
+        memset(&s[i], 0, sizeof s[i]);
+    }
+    return st;
+}
+
+void skf_stage_abort(skf_staged *s, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (s[i].temp_path) {
+            unlink(s[i].temp_path);
+            unregister_temp(s[i].temp_path);
+        }
+        skf_free(s[i].final_path);
+        skf_free(s[i].temp_path);
+        memset(&s[i], 0, sizeof s[i]);
+    }
+}
+
+void skf_stage_fix_message(const skf_staged *s, size_t n, skf_error *err)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (!s[i].temp_path)
+            continue;
+        char *at = strstr(err->message, s[i].temp_path);
+        if (!at)
+            continue;
+        char out[sizeof err->message];
+        size_t pre = (size_t)(at - err->message), tl = strlen(s[i].temp_path);
+        /* the writer's own temporary of our temporary: "<temp>.tmp-XXXXXX" */
+        const char *rest = at + tl;
+        if (!strncmp(rest, ".tmp-", 5) && strlen(rest) >= 11)
+            rest += 11;
+        snprintf(out, sizeof out, "%.*s%s%s", (int)pre, err->message, s[i].final_path, rest);
+        snprintf(err->message, sizeof err->message, "%s", out);
+    }
 }

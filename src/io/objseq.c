@@ -328,6 +328,19 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
     return st;
 }
 
+/* A previous run's frame: frame_<digits>.obj. */
+static bool is_frame_name(const char *name)
+{
+    if (strncmp(name, "frame_", 6) != 0)
+        return false;
+    const char *p = name + 6;
+    if (!(*p >= '0' && *p <= '9'))
+        return false;
+    while (*p >= '0' && *p <= '9')
+        ++p;
+    return !strcmp(p, ".obj");
+}
+
 skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error *err)
 {
     size_t len = strlen(where);
@@ -338,20 +351,25 @@ skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error
                         where);
     if (seq->vertex_count == 0 || seq->frame_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: cannot write an empty sequence", where);
-    if (folder && !is_dir(where) && mkdir(where, 0777) != 0)
-        return skf_fail(err, SKF_ERR_IO, "%s: cannot create folder: %s", where, strerror(errno));
+    /* A folder is written as a whole: frames go into a temporary sibling
+     * folder swapped in at the end, so an interrupted or failed run never
+     * leaves a mix of new and stale frames (base.h, skf_atomic_dir). */
+    skf_atomic_dir dir = {0};
+    if (folder && skf_atomic_dir_open(&dir, where, is_frame_name, err))
+        return err->status;
+    const char *into = folder ? dir.temp_path : where;
     char name[4096];
     skfi_strbuf b = {0};
     skf_status st = SKF_OK;
     for (size_t f = 0; f < seq->frame_count && !st; ++f) {
-        if ((st = frame_name(where, folder, f, name, sizeof name, err)))
+        if ((st = frame_name(into, folder, f, name, sizeof name, err)))
             break;
         skfi_strbuf_clear(&b);
         const double *p = seq->positions + f * seq->vertex_count * 3;
         for (size_t v = 0; v < seq->vertex_count; ++v) {
             if (!isfinite(p[3 * v]) || !isfinite(p[3 * v + 1]) || !isfinite(p[3 * v + 2])) {
-                st = skf_fail(err, SKF_ERR_NUMERIC, "%s: frame %zu: vertex %zu is not finite", name,
-                              f, v);
+                st = skf_fail(err, SKF_ERR_NUMERIC, "%s: frame %zu: vertex %zu is not finite",
+                              folder ? where : name, f, v);
                 break;
             }
             skfi_strbuf_printf(&b, "v %.9g %.9g %.9g\n", p[3 * v], p[3 * v + 1], p[3 * v + 2]);
@@ -360,18 +378,16 @@ skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error
             skfi_strbuf_printf(&b, "f %u %u %u\n", seq->triangles[3 * t] + 1, seq->triangles[3 * t + 1] + 1,
                       seq->triangles[3 * t + 2] + 1);
         if (!st && b.failed)
-            st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
+            st = skf_fail(err, SKF_ERR_NOMEM, "%s: frame %zu: out of memory", where, f);
         if (!st)
             st = skf_write_file_atomic(name, b.data, b.len, err);
     }
-    /* A folder may hold frames of an earlier, longer sequence: remove the
-     * consecutive stale frames after ours so the folder reads back as written. */
-    if (!st && folder)
-        for (size_t f = seq->frame_count; f < skf_limit(SKF_LIMIT_FRAMES); ++f) {
-            if (frame_name(where, folder, f, name, sizeof name, NULL) || !exists(name))
-                break;
-            unlink(name);
-        }
     skf_free(b.data);
+    if (folder) {
+        if (!st)
+            st = skf_atomic_dir_commit(&dir, is_frame_name, err);
+        else
+            skf_atomic_dir_abort(&dir);
+    }
     return st;
 }

@@ -246,6 +246,7 @@ int cmd_decompose(int argc, char **argv)
         return cli_usage_error("decompose", "missing -o OUT.glb");
     if (!cli_ends_with(out_path, ".glb"))
         return cli_usage_error("decompose", "-o %s: the output is a .glb file", out_path);
+    skf_staged stage[3] = {{0}};
     cli_guard g;
     cli_guard_init(&g, "decompose");
     int grc;
@@ -332,8 +333,13 @@ int cmd_decompose(int argc, char **argv)
         }
         goto fail;
     }
+    /* GLB, reconstruction and report commit together or not at all. */
+    if ((st = skf_stage_open(&stage[0], out_path, &err)) ||
+        (recon && (st = skf_stage_open(&stage[1], recon, &err))) ||
+        (report && (st = skf_stage_open(&stage[2], report, &err))))
+        goto fail;
     if ((st = skf_decomposition_to_gltf(d, T, tris, out_fps, &doc, &err)) ||
-        (st = skf_gltf_write_glb(doc, out_path, &w, &err)))
+        (st = skf_gltf_write_glb(doc, stage[0].temp_path, &w, &err)))
         goto fail;
 
     if (recon) {
@@ -345,7 +351,7 @@ int cmd_decompose(int argc, char **argv)
         for (size_t f = 0; f < d->frame_count; ++f)
             skf_decomposition_frame(d, f, true, r->positions + f * d->vertex_count * 3);
         r->fps = out_fps;
-        st = skf_mdd_write(recon, r, &err);
+        st = skf_mdd_write(stage[1].temp_path, r, &err);
         skf_meshseq_free(r);
         if (st)
             goto fail;
@@ -401,7 +407,7 @@ int cmd_decompose(int argc, char **argv)
         if (withnl) {
             memcpy(withnl, text, len);
             withnl[len] = '\n';
-            st = skf_write_file_atomic(report, withnl, len + 1, &err);
+            st = skf_write_file_atomic(stage[2].temp_path, withnl, len + 1, &err);
             skf_free(withnl);
         } else {
             st = skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory writing the report", report);
@@ -410,10 +416,14 @@ int cmd_decompose(int argc, char **argv)
         if (st)
             goto fail;
     }
+    if ((st = skf_stage_commit(stage, 3, &err)))
+        goto fail;
     goto done;
 fail:
+    skf_stage_fix_message(stage, 3, &err);
     rc = cli_report_error(&err);
 done:
+    skf_stage_abort(stage, 3);
     cli_guard_release(&g);
     skf_gltf_free(doc);
     skf_decomposition_free(d);

@@ -38,86 +38,48 @@ enum { FMT_AUTO, FMT_FRAMES, FMT_ANIMATED, FMT_PNG, FMT_GIF };
 
 /* Write n frames into folder out: into a temporary sibling folder renamed
  * at the end when out does not exist yet, else file by file (atomically). */
+/* The frames folder is written as a whole (skf_atomic_dir): into a
+ * temporary sibling folder swapped in at the end, so an existing folder is
+ * never left with a mix of new and stale frames. */
 typedef struct frame_sink {
-    char *final_dir;
-    char *dir;    /* where files go */
-    bool temp;
+    skf_atomic_dir d;
+    const char *dir;    /* where files go */
 } frame_sink;
+
+/* A previous run's frame: frame_<digits>.svg or .png. */
+static bool is_frame_name(const char *name)
+{
+    if (strncmp(name, "frame_", 6) != 0)
+        return false;
+    const char *p = name + 6;
+    if (!(*p >= '0' && *p <= '9'))
+        return false;
+    while (*p >= '0' && *p <= '9')
+        ++p;
+    return !strcmp(p, ".svg") || !strcmp(p, ".png");
+}
 
 /* On failure: one line on stderr, nothing left allocated. */
 static int sink_open(frame_sink *s, const char *out)
 {
-    memset(s, 0, sizeof *s);
-    struct stat sb;
-    s->final_dir = skf_strdup(out);
-    if (!s->final_dir)
-        goto nomem;
-    if (stat(out, &sb) == 0) {
-        if (!S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "skinfit: %s: exists and is not a folder (frames and png write a folder)\n",
-                    out);
-            goto fail;
-        }
-        s->dir = skf_strdup(out);
-        if (!s->dir)
-            goto nomem;
-        return EXIT_OK;
-    }
-    size_t n = strlen(out) + 32;
-    s->dir = skf_malloc(n);
-    if (!s->dir)
-        goto nomem;
-    snprintf(s->dir, n, "%s.tmp-XXXXXX", out);
-    if (!mkdtemp(s->dir)) {
-        fprintf(stderr, "skinfit: %s: cannot create folder: %s\n", out, strerror(errno));
-        goto fail;
-    }
-    s->temp = true;
+    skf_error err;
+    if (skf_atomic_dir_open(&s->d, out, is_frame_name, &err))
+        return cli_report_error(&err);
+    s->dir = s->d.temp_path;
     return EXIT_OK;
-nomem:
-    fprintf(stderr, "skinfit: %s: out of memory\n", out);
-fail:
-    skf_free(s->dir);
-    skf_free(s->final_dir);
-    memset(s, 0, sizeof *s);
-    return EXIT_BAD_INPUT;
 }
 
 static void sink_abort(frame_sink *s)
 {
-    if (s->temp && s->dir) {
-        char cmdpath[4200];
-        /* remove what was written into the temporary folder */
-        for (int i = 0;; ++i) {
-            int removed = 0;
-            const char *ext[2] = {"svg", "png"};
-            for (int e = 0; e < 2; ++e) {
-                snprintf(cmdpath, sizeof cmdpath, "%s/frame_%05d.%s", s->dir, i, ext[e]);
-                removed += unlink(cmdpath) == 0;
-            }
-            if (!removed)
-                break;
-        }
-        rmdir(s->dir);
-    }
-    skf_free(s->dir);
-    skf_free(s->final_dir);
-    memset(s, 0, sizeof *s);
+    skf_atomic_dir_abort(&s->d);
 }
 
 static int sink_commit(frame_sink *s)
 {
-    int rc = EXIT_OK;
-    if (s->temp && rename(s->dir, s->final_dir) != 0) {
-        fprintf(stderr, "skinfit: %s: cannot rename the output folder: %s\n", s->final_dir,
-                strerror(errno));
-        sink_abort(s);
-        return EXIT_BAD_INPUT;
-    }
-    skf_free(s->dir);
-    skf_free(s->final_dir);
-    memset(s, 0, sizeof *s);
-    return rc;
+    skf_error err;
+    if (skf_atomic_dir_commit(&s->d, is_frame_name, &err))
+        return cli_report_error(&err);
+    return EXIT_OK;
 }
 
 int cmd_svg(int argc, char **argv)

@@ -293,19 +293,32 @@ int tr_command(int argc, char **argv, bool control_only)
             st = skf_transfer_add_animation(tr, tdoc, &results[c], &err);
         if (!st && tdoc)
             st = skf_gltf_reparse(tdoc, NULL, &err);
+        /* GLB, report and HTML commit together or not at all. */
+        skf_staged stage[3] = {{0}};
+        if (!st && output)
+            st = skf_stage_open(&stage[0], output, &err);
+        if (!st && report)
+            st = skf_stage_open(&stage[1], report, &err);
+        if (!st && html)
+            st = skf_stage_open(&stage[2], html, &err);
         skf_warnings wwarn = {0};
         if (!st && output)
-            st = skf_gltf_write_glb(tdoc, output, &wwarn, &err);
+            st = skf_gltf_write_glb(tdoc, stage[0].temp_path, &wwarn, &err);
         skf_warnings_release(&wwarn);
         if (!st && report)
-            st = tr_write_report(report, &run, &err);
+            st = tr_write_report(stage[1].temp_path, &run, &err);
         if (!st && html) {
             char *line = cli_command_line(argc + 1, argv - 1);
-            st = line ? skf_report_transfer_html(html, sdoc->path, tdoc ? tdoc->path : NULL, &run.info, results,
+            st = line ? skf_report_transfer_html(stage[2].temp_path, sdoc->path, tdoc ? tdoc->path : NULL, &run.info, results,
                                                  done, line, 0, 0, &err)
                       : skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", html);
             skf_free(line);
         }
+        if (!st)
+            st = skf_stage_commit(stage, 3, &err);
+        if (st)
+            skf_stage_fix_message(stage, 3, &err);
+        skf_stage_abort(stage, 3);
     }
     if (st) {
         rc = cli_report_error(&err);
