@@ -292,12 +292,18 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
             joint_of_node[J->node] = (int)j;
             if (ibm) {
                 memcpy(J->mesh_to_joint, ibm + 16 * j, sizeof J->mesh_to_joint);
-                double mx = 0;
-                for (int k = 0; k < 16; ++k)
-                    mx = fmax(mx, fabs(J->mesh_to_joint[k]));
+                /* Singular relative to the 3x3 part's column lengths only: the
+                 * translation column says where the rig sits, not whether the
+                 * matrix inverts (a rig 2e4 units from the origin has det 1
+                 * against a translation of 2e4, and is perfectly regular). */
+                const double *a = J->mesh_to_joint;
+                double cn = 1;
+                for (int c = 0; c < 3; ++c)
+                    cn *= sqrt(a[4 * c] * a[4 * c] + a[4 * c + 1] * a[4 * c + 1] +
+                               a[4 * c + 2] * a[4 * c + 2]);
                 double inv[16];
                 double det = skf_mat4_invert_affine(inv, J->mesh_to_joint);
-                if (!(fabs(det) > 1e-12 * mx * mx * mx))
+                if (!(fabs(det) > 1e-12 * cn) || det == 0)
                     st = skf_fail(err, SKF_ERR_NUMERIC,
                                   "%s: skins[%d].inverseBindMatrices: matrix %zu is singular (det %g)",
                                   path, skin, j, det);
