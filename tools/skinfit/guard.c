@@ -19,10 +19,10 @@ void cli_guard_init(cli_guard *g, const char *cmd)
 void cli_guard_release(cli_guard *g)
 {
     for (size_t i = 0; i < g->in_count; ++i) {
-        free(g->in[i].path);
-        free(g->in[i].why);
+        skf_free(g->in[i].path);
+        skf_free(g->in[i].why);
     }
-    free(g->in);
+    skf_free(g->in);
     memset(g, 0, sizeof *g);
 }
 
@@ -43,8 +43,8 @@ static void where_of(const char *path, place *pl)
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         --n;
-    char *p = malloc(n + 3);
-    if (!p)
+    char p[PATH_MAX + 3];
+    if (n > PATH_MAX)
         return;
     memcpy(p, path, n);
     p[n] = 0;
@@ -57,13 +57,10 @@ static void where_of(const char *path, place *pl)
             pl->dev = st.st_dev;
             pl->ino = st.st_ino;
         }
-        free(p);
         return;
     }
-    if (strlen(name) > NAME_MAX) {
-        free(p);
+    if (strlen(name) > NAME_MAX)
         return;
-    }
     snprintf(pl->name, sizeof pl->name, "%s", name);
     if (slash == p)
         strcpy(p, "/");
@@ -76,7 +73,6 @@ static void where_of(const char *path, place *pl)
         pl->dev = st.st_dev;
         pl->ino = st.st_ino;
     }
-    free(p);
 }
 
 static bool same_output(const char *a, const char *b)
@@ -116,7 +112,7 @@ int cli_guard_output_dir(cli_guard *g, const char *flag, const char *dir)
 
 static char *dup_or_null(const char *s)
 {
-    return s ? strdup(s) : NULL;
+    return s ? skf_strdup(s) : NULL;
 }
 
 void cli_guard_input(cli_guard *g, const char *path, const char *why)
@@ -129,7 +125,7 @@ void cli_guard_input(cli_guard *g, const char *path, const char *why)
             return;
     if (g->in_count == g->in_cap) {
         size_t cap = g->in_cap ? 2 * g->in_cap : 8;
-        cli_guard_in *in = realloc(g->in, cap * sizeof *in);
+        cli_guard_in *in = skf_realloc_array(g->in, cap, sizeof *in);
         if (!in) {
             g->nomem = true;
             return;
@@ -140,11 +136,11 @@ void cli_guard_input(cli_guard *g, const char *path, const char *why)
     cli_guard_in *e = &g->in[g->in_count];
     e->dev = st.st_dev;
     e->ino = st.st_ino;
-    e->path = strdup(path);
+    e->path = skf_strdup(path);
     e->why = dup_or_null(why);
     if (!e->path || (why && !e->why)) {
-        free(e->path);
-        free(e->why);
+        skf_free(e->path);
+        skf_free(e->why);
         g->nomem = true;
         return;
     }
@@ -192,8 +188,8 @@ static bool inside(const cli_guard_in *in, const char *dir)
     struct stat sd;
     if (stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode))
         return false;
-    char *real = realpath(in->path, NULL);
-    if (!real)
+    char real[PATH_MAX];
+    if (!realpath(in->path, real))
         return false;
     bool hit = false;
     for (;;) {
@@ -211,7 +207,6 @@ static bool inside(const cli_guard_in *in, const char *dir)
         }
         *slash = 0;
     }
-    free(real);
     return hit;
 }
 
