@@ -138,6 +138,7 @@ typedef enum skf_limit_id {
     SKF_LIMIT_KEYPOINT_BYTES,  /* bytes of a pose keypoint JSON file */
     SKF_LIMIT_MANIFEST_BYTES,  /* bytes of a batch manifest */
     SKF_LIMIT_BATCH_JOBS,      /* jobs in a batch manifest */
+    SKF_LIMIT_DOCUMENT_VALUES, /* values of all accessors of one glTF document together */
     SKF_LIMIT_COUNT
 } skf_limit_id;
 

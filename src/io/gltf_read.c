@@ -378,6 +378,12 @@ static skf_status parse_accessors(skfi_parser *p, json_t *arr)
     skf_gltf *doc = p->doc;
     const skf_limits *lim = &doc->limits;
     skf_status st;
+    /* The total a document may materialise (limit document-values): the
+     * per-accessor cap alone lets 20 zero-filled morph targets of 5.6M
+     * vertices (a 2.5 KB file) take 3.2 GB, and accessors may alias one
+     * bufferView any number of times. Refused here, before any reader
+     * allocates. */
+    size_t total = 0;
     doc->accessors =
         skfi_alloc_top(p, arr, "accessors", sizeof *doc->accessors, &doc->accessor_count, &st);
     for (size_t i = 0; i < doc->accessor_count; ++i) {
@@ -429,6 +435,14 @@ static skf_status parse_accessors(skfi_parser *p, json_t *arr)
                                 "%zu elements of %d values without a bufferView exceed %s",
                                 a->count, a->components,
                                 skf_limits_exceeded(lim, SKF_LIMIT_ACCESSOR_VALUES).text);
+        size_t values = a->count * (size_t)a->components;
+        size_t dcap = skf_limits_value(lim, SKF_LIMIT_DOCUMENT_VALUES);
+        if (a->count > SIZE_MAX / 16 || values > dcap - total)
+            return skfi_fail_at(p, SKF_ERR_LIMIT, place, "count",
+                                "the document's accessors 0..%zu hold more than %zu values in "
+                                "total, above %s", i, dcap,
+                                skf_limits_exceeded(lim, SKF_LIMIT_DOCUMENT_VALUES).text);
+        total += values;
         json_t *sparse;
         if ((st = skfi_get_object(p, o, "sparse", place, false, &sparse)))
             return st;

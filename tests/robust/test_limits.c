@@ -332,6 +332,25 @@ static void test_cli(void)
     expect_past(NULL, "info zeros_small.gltf", "accessor-values", 0);
     expect_limit(NULL, "--limit accessor-values=299 info zeros_small.gltf", "accessor-values");
 
+    /* issue 17 §4: 20 zero-filled accessors of 5,592,405 VEC3 (each just under
+     * accessor-values; the 2.5 KB file took 3.2 GB) stop at document-values,
+     * refused at the 9th accessor before anything is allocated */
+    {
+        char many[4096];
+        int mn = snprintf(many, sizeof many, "{\"asset\":{\"version\":\"2.0\"},\"accessors\":[");
+        for (int k = 0; k < 20; ++k)
+            mn += snprintf(many + mn, sizeof many - (size_t)mn,
+                           "%s{\"componentType\":5126,\"count\":5592405,\"type\":\"VEC3\"}",
+                           k ? "," : "");
+        mn += snprintf(many + mn, sizeof many - (size_t)mn, "]}");
+        spit("many_zeros.gltf", many, (size_t)mn);
+        expect_limit(NULL, "info many_zeros.gltf", "document-values");
+        CHECK(strstr(err_text, "many_zeros.gltf: accessors[8].count: the document's accessors 0..8 "
+                               "hold more than 134217728 values in total") != NULL);
+        expect_past(NULL, "--limit document-values=512M info many_zeros.gltf", "document-values", 0);
+        expect_limit(NULL, "--limit document-values=299 info zeros_small.gltf", "document-values");
+    }
+
     /* ---- point caches: vertices, frames, cache-bytes (PC2 and MDD headers) ---- */
     if (cli(NULL, "demo-asset -o src.glb --vertices 2000") != 0 ||
         cli(NULL, "bake src.glb --clip Walk -o walk.pc2") != 0) {
