@@ -10,6 +10,7 @@
  */
 #include "svg_internal.h"
 
+#include <libxml/entities.h>
 #include <libxml/parser.h>
 #include <math.h>
 #include <stdio.h>
@@ -461,6 +462,37 @@ static void canvas_size(xmlNodePtr root, double *w, double *h)
     }
 }
 
+/* Bytes of text a node list expands to, entity references included, each
+ * node counting at least 1 (so a nest of empty entities cannot make the walk
+ * itself unbounded). Stops counting once *total passes cap. Entities are not
+ * substituted by our parse (no XML_PARSE_NOENT), but every consumer expands
+ * them: the text and attribute readers, the frame writer's output, and
+ * librsvg, which re-parses what we hand it. An SVG of 174 KB with one 100 KB
+ * entity used 20,000 times drove librsvg to 24 GB (issue 17 §4). */
+static void expanded_size(xmlNodePtr n, size_t cap, size_t *total, int depth)
+{
+    for (; n && *total <= cap; n = n->next) {
+        size_t add = 1;
+        if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE ||
+            n->type == XML_COMMENT_NODE)
+            add += n->content ? (size_t)xmlStrlen(n->content) : 0;
+        *total += add;
+        if (depth > 512)
+            continue;
+        if (n->type == XML_ENTITY_REF_NODE) {
+            xmlEntityPtr e = (xmlEntityPtr)n->children;
+            if (e && e->children)
+                expanded_size(e->children, cap, total, depth + 1);
+            else if (e && e->content)
+                *total += (size_t)xmlStrlen(e->content);
+        } else if (n->type == XML_ELEMENT_NODE) {
+            for (xmlAttrPtr a = n->properties; a && *total <= cap; a = a->next)
+                expanded_size(a->children, cap, total, depth + 1);
+            expanded_size(n->children, cap, total, depth + 1);
+        }
+    }
+}
+
 skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
                                const skf_svg_load_options *opts, skf_svg_character **out,
                                skf_warnings *warnings, skf_error *err)
@@ -522,6 +554,20 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
         return st;
     }
     xmlFreeParserCtxt(ctxt);
+    /* the text the document expands to is capped like the file itself */
+    size_t cap = opts && opts->max_file_bytes ? opts->max_file_bytes : skf_limit(SKF_LIMIT_SVG_BYTES);
+    size_t expanded = 0;
+    expanded_size(c->doc->children, cap, &expanded, 0);
+    if (expanded > cap) {
+        skf_svg_free(c);
+        if (opts && opts->max_file_bytes)
+            return skf_fail(err, SKF_ERR_LIMIT,
+                            "%s: entity expansion: the document expands to more than %zu bytes "
+                            "(options)", name, cap);
+        return skf_fail(err, SKF_ERR_LIMIT,
+                        "%s: entity expansion: the document expands to more than %zu bytes, above %s",
+                        name, cap, skf_limit_exceeded(SKF_LIMIT_SVG_BYTES).text);
+    }
     xmlNodePtr root = xmlDocGetRootElement(c->doc);
     if (!root || !is_elem(root, "svg")) {
         skf_svg_free(c);
