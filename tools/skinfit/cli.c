@@ -45,8 +45,21 @@ double cli_now(void)
 static int progress_cb(void *user, double fraction, const char *what)
 {
     cli_progress *p = user;
-    if (!p->tty)
+    if (!p->tty) {
+        /* --progress with stderr not a terminal (a log, a pipe, CI): one
+         * whole line every few seconds instead of a redrawn bar */
+        if (!p->lines)
+            return 0;
+        double now = cli_now();
+        if (now - p->start < p->delay || (p->drawn && now - p->last_draw < p->interval))
+            return 0;
+        p->last_draw = now;
+        p->drawn = 2;
+        fprintf(stderr, "skinfit: progress: %5.1f %% %s (%.0f s)\n", 100.0 * fraction,
+                what ? what : "", now - p->start);
+        fflush(stderr);
         return 0;
+    }
     double now = cli_now();
     if (now - p->start < p->delay || now - p->last_draw < 0.1)
         return 0;
@@ -68,13 +81,19 @@ void cli_progress_init(cli_progress *p, skf_progress *out)
     p->delay = d ? atof(d) : 1.0;
     if (!(p->delay >= 0))
         p->delay = 1.0;
+    const char *m = getenv("SKF_PROGRESS");
+    p->lines = m && !strcmp(m, "lines");
+    const char *iv = getenv("SKF_PROGRESS_INTERVAL");
+    p->interval = iv ? atof(iv) : 5.0;
+    if (!(p->interval >= 0))
+        p->interval = 5.0;
     out->report = progress_cb;
     out->user = p;
 }
 
 void cli_progress_finish(cli_progress *p)
 {
-    if (p->drawn) {
+    if (p->drawn == 1) {
         fprintf(stderr, "\r%-48s\r", "");
         fflush(stderr);
     }

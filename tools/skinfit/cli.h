@@ -18,14 +18,19 @@ int cli_report_error(const skf_error *err);
 /* Print "skinfit <cmd>: <message>\n" plus a hint to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_print_warnings(const skf_warnings *w);
-/* A progress reporter that draws on stderr only when it is a terminal and
- * the work has run for more than a second. user must point to a cli_progress. */
+/* A progress reporter that draws on stderr when it is a terminal and the
+ * work has run for more than a second; with `skinfit --progress` and stderr
+ * not a terminal, one line "skinfit: progress: …" every 5 s instead.
+ * user must point to a cli_progress. */
 typedef struct cli_progress {
     double start;
     double last_draw;
     int drawn;
     int tty;
     double delay;   /* seconds before the first draw: 1, or $SKF_PROGRESS_DELAY (tests) */
+    int lines;      /* stderr not a terminal: print a line every `interval` s ($SKF_PROGRESS=lines,
+                       set by the global --progress flag; inherited by batch workers) */
+    double interval;/* 5, or $SKF_PROGRESS_INTERVAL (tests) */
 } cli_progress;
 void cli_progress_init(cli_progress *p, skf_progress *out);
 void cli_progress_finish(cli_progress *p);

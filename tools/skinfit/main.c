@@ -31,8 +31,10 @@ static void print_help(FILE *out)
     fprintf(out, "usage: skinfit <command> [options]\n"
                  "       skinfit <command> --help\n"
                  "       skinfit --version\n"
-                 "global option (before or after the command; also $SKINFIT_LIMITS=\"NAME=N,...\"):\n"
-                 "  --limit NAME=N   raise or lower an input limit (list: skinfit limits)\n\n"
+                 "global options (before or after the command; also $SKINFIT_LIMITS=\"NAME=N,...\"):\n"
+                 "  --limit NAME=N   raise or lower an input limit (list: skinfit limits)\n"
+                 "  --progress       when stderr is not a terminal, print a progress line\n"
+                 "                   every 5 s (on a terminal a bar is always drawn)\n\n"
                  "Fits linear-blend-skinned rigs to surfaces.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) {
         char shown[64];
@@ -66,6 +68,10 @@ static int apply_limits(int *argc, char **argv)
             while (i < *argc)
                 argv[out++] = argv[i++];
             break;
+        }
+        if (!strcmp(argv[i], "--progress")) {
+            setenv("SKF_PROGRESS", "lines", 1);   /* cli_progress_init reads it */
+            continue;
         }
         if (!strcmp(argv[i], "--limit")) {
             if (i + 1 >= *argc) {
