@@ -57,7 +57,7 @@ int cmd_bake(int argc, char **argv)
                 out_path = v;
             } else if (!strcmp(a, "--fps")) {
                 if (!cli_parse_double(v, &fps) || fps <= 0 || fps > 1e6)
-                    return cli_usage_error("bake", "--fps: '%s' is not a positive number", v);
+                    return cli_usage_error("bake", "--fps: '%s' is not a number in (0, 1e6]", v);
             } else {
                 char *end;
                 errno = 0;
@@ -152,8 +152,11 @@ int cmd_bake(int argc, char **argv)
     cli_progress_init(&prog, &progress);
     st = skf_rig_bake(rig, clip, fps, (int)threads, &progress, &seq, &err);
     cli_progress_finish(&prog);
-    if (st)
-        goto fail;
+    if (st) {   /* the library names the clip; the line names the file too */
+        fprintf(stderr, "skinfit: %s: animations[%d]: %s\n", file, anim, err.message);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
     if (!out_dir && !out_pc2)   /* a pattern: each frame file it names */
         for (size_t f = 0; !rc && f < seq->frame_count; ++f) {
             char name[4096];

@@ -215,7 +215,7 @@ int cmd_decompose(int argc, char **argv)
                 errno = 0;
                 fps = strtod(v, &end);
                 if (end == v || *end || errno || !(fps > 0) || fps > 1e6)
-                    return cli_usage_error("decompose", "--fps: '%s' is not a positive number", v);
+                    return cli_usage_error("decompose", "--fps: '%s' is not a number in (0, 1e6]", v);
             } else {
                 size_t *dst = !strcmp(a, "--bones")            ? &bones
                               : !strcmp(a, "--max-influences") ? &K

@@ -204,7 +204,7 @@ int cmd_render(int argc, char **argv)
             ro.height = h;
         } else if (!strcmp(a, "--fps")) {
             if (!cli_parse_double(v, &fps) || fps <= 0 || fps > 1e4) {
-                rc = cli_usage_error("render", "--fps: '%s' is not a positive number", v);
+                rc = cli_usage_error("render", "--fps: '%s' is not a number in (0, 1e4]", v);
                 goto done;
             }
         } else if (!strcmp(a, "--supersample")) {
