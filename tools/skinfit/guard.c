@@ -61,7 +61,7 @@ static void where_of(const char *path, place *pl)
     }
     if (strlen(name) > NAME_MAX)
         return;
-    snprintf(pl->name, sizeof pl->name, "%s", name);
+    memcpy(pl->name, name, strlen(name) + 1);   /* <= NAME_MAX, checked above */
     if (slash == p)
         strcpy(p, "/");
     else if (slash)
