@@ -248,6 +248,8 @@ skf_status skf_atomic_dir_open(skf_atomic_dir *d, const char *path, bool (*ours)
                                skf_error *err);
 skf_status skf_atomic_dir_commit(skf_atomic_dir *d, bool (*ours)(const char *name), skf_error *err);
 void skf_atomic_dir_abort(skf_atomic_dir *d);
+/* name is "frame_<digits><ext>" (a frame a sequence writer made; ext ".obj"). */
+bool skf_is_frame_name(const char *name, const char *ext);
 
 /* Staged outputs, for a run with several outputs that must commit all or
  * none: skf_stage_open reserves "<path>.stage-XXXXXX" beside path (an empty

@@ -464,3 +464,15 @@ void skf_stage_fix_message(const skf_staged *s, size_t n, skf_error *err)
         snprintf(err->message, sizeof err->message, "%s", out);
     }
 }
+
+bool skf_is_frame_name(const char *name, const char *ext)
+{
+    if (strncmp(name, "frame_", 6) != 0)
+        return false;
+    const char *p = name + 6;
+    if (!(*p >= '0' && *p <= '9'))
+        return false;
+    while (*p >= '0' && *p <= '9')
+        ++p;
+    return !strcmp(p, ext);
+}

@@ -331,14 +331,7 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
 /* A previous run's frame: frame_<digits>.obj. */
 static bool is_frame_name(const char *name)
 {
-    if (strncmp(name, "frame_", 6) != 0)
-        return false;
-    const char *p = name + 6;
-    if (!(*p >= '0' && *p <= '9'))
-        return false;
-    while (*p >= '0' && *p <= '9')
-        ++p;
-    return !strcmp(p, ".obj");
+    return skf_is_frame_name(name, ".obj");
 }
 
 skf_status skf_objseq_write(const char *where, const skf_meshseq *seq, skf_error *err)

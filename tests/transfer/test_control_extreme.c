@@ -15,19 +15,6 @@
 
 #include <jansson.h>
 
-static void mat4_mul(double out[16], const double a[16], const double b[16])
-{
-    double r[16];
-    for (int c = 0; c < 4; ++c)
-        for (int row = 0; row < 4; ++row) {
-            double s = 0;
-            for (int k = 0; k < 4; ++k)
-                s += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = s;
-        }
-    memcpy(out, r, sizeof r);
-}
-
 /* Re-place doc by A (column-major; A_inv its inverse). */
 static int replace_rig(skf_gltf *doc, const double A[16], const double A_inv[16], bool in_joint)
 {
@@ -40,7 +27,7 @@ static int replace_rig(skf_gltf *doc, const double A[16], const double A_inv[16]
     if (!ibm || !fibm || skf_gltf_accessor_read(doc, ibm_acc, ibm, true, &err))
         return -1;
     for (size_t j = 0; j < nj; ++j) {
-        mat4_mul(ibm + 16 * j, ibm + 16 * j, A_inv);
+        skf_mat4_mul(ibm + 16 * j, ibm + 16 * j, A_inv);
         for (int k = 0; k < 16; ++k)
             fibm[16 * j + k] = (float)ibm[16 * j + k];
     }
@@ -77,7 +64,7 @@ static int replace_rig(skf_gltf *doc, const double A[16], const double A_inv[16]
          * negative determinant when A mirrors); the root joint has no channel */
         double local[16];
         skf_gltf_node_local_matrix(&doc->nodes[sk->joints[0]], local);
-        mat4_mul(local, A, local);
+        skf_mat4_mul(local, A, local);
         json_t *root = json_array_get(nodes, (size_t)sk->joints[0]);
         json_t *m = json_array();
         for (int k = 0; k < 16; ++k)
@@ -86,27 +73,21 @@ static int replace_rig(skf_gltf *doc, const double A[16], const double A_inv[16]
         json_object_del(root, "rotation");
         json_object_del(root, "scale");
         json_object_set_new(root, "matrix", m);
-        free(ibm);
-        free(fibm);
-        if (skf_gltf_reparse(doc, NULL, &err)) {
-            fprintf(stderr, "reparse: %s\n", err.message);
-            return -1;
+    } else {
+        /* the wrapper node above the skeleton root (joint 0 = node 0) */
+        json_t *m = json_array();
+        for (int k = 0; k < 16; ++k)
+            json_array_append_new(m, json_real(A[k]));
+        json_t *wrap = json_pack("{s:s,s:o,s:[i]}", "name", "Placement", "matrix", m, "children", sk->joints[0]);
+        size_t wrap_index = json_array_size(nodes);
+        json_array_append_new(nodes, wrap);
+        json_t *scenes = json_object_get(doc->json, "scenes");
+        for (size_t s = 0; s < json_array_size(scenes); ++s) {
+            json_t *sn = json_object_get(json_array_get(scenes, s), "nodes");
+            for (size_t i = 0; i < json_array_size(sn); ++i)
+                if (json_integer_value(json_array_get(sn, i)) == sk->joints[0])
+                    json_array_set_new(sn, i, json_integer((json_int_t)wrap_index));
         }
-        return 0;
-    }
-    /* the wrapper node above the skeleton root (joint 0 = node 0) */
-    json_t *m = json_array();
-    for (int k = 0; k < 16; ++k)
-        json_array_append_new(m, json_real(A[k]));
-    json_t *wrap = json_pack("{s:s,s:o,s:[i]}", "name", "Placement", "matrix", m, "children", sk->joints[0]);
-    size_t wrap_index = json_array_size(nodes);
-    json_array_append_new(nodes, wrap);
-    json_t *scenes = json_object_get(doc->json, "scenes");
-    for (size_t s = 0; s < json_array_size(scenes); ++s) {
-        json_t *sn = json_object_get(json_array_get(scenes, s), "nodes");
-        for (size_t i = 0; i < json_array_size(sn); ++i)
-            if (json_integer_value(json_array_get(sn, i)) == sk->joints[0])
-                json_array_set_new(sn, i, json_integer((json_int_t)wrap_index));
     }
     free(ibm);
     free(fibm);

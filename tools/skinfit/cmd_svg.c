@@ -49,14 +49,7 @@ typedef struct frame_sink {
 /* A previous run's frame: frame_<digits>.svg or .png. */
 static bool is_frame_name(const char *name)
 {
-    if (strncmp(name, "frame_", 6) != 0)
-        return false;
-    const char *p = name + 6;
-    if (!(*p >= '0' && *p <= '9'))
-        return false;
-    while (*p >= '0' && *p <= '9')
-        ++p;
-    return !strcmp(p, ".svg") || !strcmp(p, ".png");
+    return skf_is_frame_name(name, ".svg") || skf_is_frame_name(name, ".png");
 }
 
 /* On failure: one line on stderr, nothing left allocated. */
