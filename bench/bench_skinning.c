@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     printf("%9s %6s %6s | %15s %15s %14s %7s | %10s %10s | %9s\n", "vertices", "nnz/v", "frames",
            "1 thr Mv*f/s", "1 thr (cpu)", "all Mv*f/s", "speedup", "ns/vertex", "pose us/f", "peak MiB");
     for (int s = 0; s < 3; ++s) {
-        skf_creature_options opt = {sizes[s], 0};
+        skf_creature_options opt = {.vertices = sizes[s]};
         skf_gltf *doc = NULL;
         skf_rig *rig = NULL;
         skf_clip *clip = NULL;

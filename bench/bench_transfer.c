@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     const size_t sizes[3] = {5000, 50000, 200000};
     int rc = 0;
     for (int k = 0; k < 3 && sizes[k] <= maxv; ++k) {
-        skf_creature_options o = {sizes[k], 0};
+        skf_creature_options o = {.vertices = sizes[k]};
         skf_gltf *src = NULL, *tgt = NULL;
         skf_error err;
         skf_autoweights_options ao = {4, 2};

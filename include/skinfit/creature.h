@@ -26,7 +26,24 @@ typedef struct skf_creature_options {
     size_t vertices;         /* target vertex count; 0 = 5000. Range 500 .. 4,000,000;
                                 the result is within about 10% of the target */
     double keys_per_second;  /* clip key rate; 0 = 30. Range 4 .. 240 */
+    /* Variants (issue 12): the same skeleton topology, joint names and clip
+     * keys (rotations; the Hips translation follows the hip height), other
+     * proportions, triangulation and parts. 0 / zeroed = the default animal,
+     * byte for byte. */
+    double leg_scale;        /* leg length factor (lower leg joints about the upper-leg
+                                joint; the body is lifted); 0 = 1. Range 0.5 .. 1.5 */
+    double girth_scale;      /* trunk radius factor (hips to neck base); 0 = 1. Range 0.5 .. 1.5 */
+    double neck_scale;       /* neck length factor (Neck2, Head about Neck1); 0 = 1. Range 0.5 .. 2 */
+    int triangulation;       /* 0: every quad split along one diagonal; 1: along the other */
+    int horns;               /* skf_creature_horns */
+    bool diffuse_head;       /* 60 % of the Head's weight spread onto Neck2 / Neck1 */
 } skf_creature_options;
+
+typedef enum skf_creature_horns {
+    SKF_CREATURE_HORNS_NONE = 0,
+    SKF_CREATURE_HORNS_ATTACHED = 1, /* mesh "Horns" on a node child of the Head joint, no skin */
+    SKF_CREATURE_HORNS_SKINNED = 2   /* part of the skinned mesh, weight 1 on Head */
+} skf_creature_horns;
 
 /* Build the creature as a new glTF document (typed views current). Zeroed
  * or NULL options mean defaults. Deterministic: the same options give the

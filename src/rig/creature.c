@@ -140,14 +140,14 @@ static void quat_xyz(double q[4], double ax, double ay, double az)
 }
 
 /* Local TRS of every joint at cycle phase phi in [0, 1). */
-static void clip_local(const clip_def *c, double phi, double *trs)
+static void clip_local(const clip_def *c, double phi, const double (*jp)[3], double *trs)
 {
     double w = 2 * PI * phi;
     for (int j = 0; j < JOINT_COUNT; ++j) {
         double *t = trs + 10 * j, *r = t + 3, *s = t + 7;
         int p = joints[j].parent;
         for (int a = 0; a < 3; ++a) {
-            t[a] = joints[j].pos[a] - (p >= 0 ? joints[p].pos[a] : 0);
+            t[a] = jp[j][a] - (p >= 0 ? jp[p][a] : 0);
             s[a] = 1;
         }
         r[0] = r[1] = r[2] = 0;
@@ -188,8 +188,10 @@ bool skf_creature_pose(size_t clip, double time, double *local_trs, double *join
     double phi = fmod(time / c->duration, 1.0);
     if (phi < 0)
         phi += 1.0;
-    double trs[10 * JOINT_COUNT];
-    clip_local(c, phi, trs);
+    double trs[10 * JOINT_COUNT], jp[JOINT_COUNT][3];
+    for (int j = 0; j < JOINT_COUNT; ++j)
+        memcpy(jp[j], joints[j].pos, sizeof jp[j]);
+    clip_local(c, phi, (const double (*)[3])jp, trs);
     if (local_trs)
         memcpy(local_trs, trs, sizeof trs);
     if (joint_to_world)
@@ -220,9 +222,16 @@ typedef struct tube_def {
     tube_point pts[13];
 } tube_def;
 
-#define P(j) {joints[j].pos[0], joints[j].pos[1], joints[j].pos[2]}
+#define P(j) {jp[j][0], jp[j][1], jp[j][2]}
 
-static void make_tubes(tube_def tubes[5])
+/* Variant shape parameters (skf_creature_options, checked and defaulted). */
+typedef struct variant {
+    double leg, girth, neck;   /* scale factors, 1 = the default animal */
+    int triangulation;         /* 0: quads split along (a,c); 1: along (b,d) */
+    bool horns;
+} variant;
+
+static void make_tubes(tube_def tubes[5], const double (*jp)[3], const variant *var)
 {
     memset(tubes, 0, 5 * sizeof *tubes);
     tube_def *b = &tubes[0];
@@ -235,10 +244,15 @@ static void make_tubes(tube_def tubes[5])
         {P(J_SPINE1), 0.25, J_SPINE1},      {P(J_SPINE2), 0.25, J_SPINE2},
         {P(J_SPINE3), 0.23, J_SPINE3},      {P(J_NECK1), 0.14, J_NECK1},
         {P(J_NECK2), 0.11, J_NECK2},        {P(J_HEAD), 0.13, J_HEAD},
-        {{0, 1.42, 1.05}, 0.06, J_HEAD},
+        {{jp[J_HEAD][0] - joints[J_HEAD].pos[0], 1.42 + (jp[J_HEAD][1] - joints[J_HEAD].pos[1]),
+          1.05 + (jp[J_HEAD][2] - joints[J_HEAD].pos[2])}, 0.06, J_HEAD}, /* nose: moves with the head */
     };
     b->count = sizeof body / sizeof body[0];
     memcpy(b->pts, body, sizeof body);
+    /* girth: the trunk's radii (hips to the neck base) */
+    if (var->girth != 1)
+        for (size_t i = 5; i <= 9; ++i)
+            b->pts[i].radius *= var->girth;
     for (int l = 0; l < 4; ++l) {
         tube_def *t = &tubes[1 + l];
         bool front = l < 2;
@@ -248,12 +262,14 @@ static void make_tubes(tube_def tubes[5])
         t->count = 5;
         static const double radius[5] = {0.095, 0.06, 0.045, 0.05, 0.04};
         for (int i = 0; i < 4; ++i) {
-            memcpy(t->pts[i].pos, joints[j0 + i].pos, sizeof t->pts[i].pos);
+            memcpy(t->pts[i].pos, jp[j0 + i], sizeof t->pts[i].pos);
             t->pts[i].radius = radius[i];
             t->pts[i].bone = j0 + i;
         }
-        double x = joints[j0 + 3].pos[0];
-        t->pts[4] = (tube_point){{x, 0.03, front ? 0.51 : -0.34}, radius[4], j0 + 3};
+        /* toe tip: moves with the toe joint (exactly the base point for the default) */
+        const double *toe = jp[j0 + 3], *toe0 = joints[j0 + 3].pos;
+        t->pts[4] = (tube_point){{toe[0], 0.03 + (toe[1] - toe0[1]), (front ? 0.51 : -0.34) + (toe[2] - toe0[2])},
+                                 radius[4], j0 + 3};
     }
 }
 
@@ -346,7 +362,87 @@ typedef struct mesh_out {
     int *tube;         /* tube index per vertex */
     uint32_t *tri;     /* [t*3] */
     size_t nv, nt;
+    int triangulation; /* 0: quad (a,b,c,d) → (a,b,c)+(a,c,d); 1: (a,b,d)+(b,c,d) */
 } mesh_out;
+
+/* ---- horns --------------------------------------------------------------- */
+
+#define HORN_AROUND 12
+#define HORN_RINGS 10
+#define HORN_VERTICES (2 * (HORN_AROUND * HORN_RINGS + 2))
+#define HORN_TRIANGLES (2 * (2 * (HORN_RINGS - 1) * HORN_AROUND + 2 * HORN_AROUND))
+
+/* Two curved cones on top of the head: base 3.5 cm radius at (±0.07, 0.09,
+ * 0.02) from the Head joint, 0.28 m long, sweeping up, out and back, tip
+ * radius 0.5 cm. Written at origin + offset (origin: the Head joint for a
+ * skinned part, 0 for a mesh in the joint's frame). Vertices get tube -1. */
+static void emit_horns(mesh_out *m, const double origin[3])
+{
+    for (int side = 0; side < 2; ++side) {
+        double sx = side ? -1.0 : 1.0;
+        size_t first = m->nv;
+        size_t pole0 = m->nv++;
+        double c[3] = {0, 0, 0};
+        for (size_t ring = 0; ring < HORN_RINGS; ++ring) {
+            double s01 = (double)ring / (double)(HORN_RINGS - 1);
+            /* centre line: a quadratic arc; direction up-out first, then back */
+            c[0] = sx * (0.07 + 0.12 * s01);
+            c[1] = 0.09 + 0.22 * s01 - 0.04 * s01 * s01;
+            c[2] = 0.02 - 0.10 * s01 * s01;
+            double tan[3] = {sx * 0.12, 0.22 - 0.08 * s01, -0.20 * s01};
+            double l = skf_norm3(tan);
+            for (int a = 0; a < 3; ++a)
+                tan[a] /= l;
+            double e[3] = {0, 0, 1}, n[3], b[3];
+            skf_cross3(n, tan, e);
+            l = skf_norm3(n);
+            for (int a = 0; a < 3; ++a)
+                n[a] /= l;
+            skf_cross3(b, tan, n);
+            double rad = 0.035 + (0.005 - 0.035) * s01;
+            for (size_t k = 0; k < HORN_AROUND; ++k) {
+                double th = 2 * PI * (double)k / HORN_AROUND;
+                size_t v = m->nv++;
+                for (int a = 0; a < 3; ++a)
+                    m->pos[3 * v + a] = origin[a] + c[a] + rad * (cos(th) * n[a] + sin(th) * b[a]);
+                m->u[v] = 0;
+                m->tube[v] = -1;
+            }
+        }
+        size_t pole1 = m->nv++;
+        for (int a = 0; a < 3; ++a) {
+            m->pos[3 * pole0 + a] = origin[a] + (a == 0 ? sx * 0.07 : a == 1 ? 0.075 : 0.02);
+            m->pos[3 * pole1 + a] = origin[a] + c[a] + (a == 0 ? sx * 0.004 : a == 1 ? 0.004 : -0.004);
+        }
+        m->u[pole0] = m->u[pole1] = 0;
+        m->tube[pole0] = m->tube[pole1] = -1;
+        size_t base = first + 1, S = HORN_AROUND;
+        bool flip = side == 1; /* mirrored: keep the winding outward */
+        for (size_t i = 0; i + 1 < HORN_RINGS; ++i)
+            for (size_t j = 0; j < S; ++j) {
+                uint32_t a = (uint32_t)(base + i * S + j), bb = (uint32_t)(base + i * S + (j + 1) % S);
+                uint32_t cc = (uint32_t)(base + (i + 1) * S + (j + 1) % S), dd = (uint32_t)(base + (i + 1) * S + j);
+                uint32_t *o = m->tri + 3 * m->nt;
+                if (flip) {
+                    o[0] = a, o[1] = cc, o[2] = bb;
+                    o[3] = a, o[4] = dd, o[5] = cc;
+                } else {
+                    o[0] = a, o[1] = bb, o[2] = cc;
+                    o[3] = a, o[4] = cc, o[5] = dd;
+                }
+                m->nt += 2;
+            }
+        size_t last = base + (HORN_RINGS - 1) * S;
+        for (size_t j = 0; j < S; ++j) {
+            uint32_t *o = m->tri + 3 * m->nt;
+            uint32_t r0 = (uint32_t)(base + j), r1 = (uint32_t)(base + (j + 1) % S);
+            uint32_t l0 = (uint32_t)(last + j), l1 = (uint32_t)(last + (j + 1) % S);
+            o[0] = (uint32_t)pole0, o[1] = flip ? r0 : r1, o[2] = flip ? r1 : r0;
+            o[3] = (uint32_t)pole1, o[4] = flip ? l1 : l0, o[5] = flip ? l0 : l1;
+            m->nt += 2;
+        }
+    }
+}
 
 /* Emit one tube: rings along the spline with parallel-transport frames,
  * hemispherical caps and poles. */
@@ -447,8 +543,13 @@ static void emit_tube(const tube_def *t, int tube_index, const tube_res *r, mesh
             uint32_t cc = (uint32_t)(base + (i + 1) * S + (j + 1) % S);
             uint32_t dd = (uint32_t)(base + (i + 1) * S + j);
             uint32_t *o = m->tri + 3 * m->nt;
-            o[0] = a, o[1] = b, o[2] = cc;
-            o[3] = a, o[4] = cc, o[5] = dd;
+            if (m->triangulation == 1) {
+                o[0] = a, o[1] = b, o[2] = dd;
+                o[3] = b, o[4] = cc, o[5] = dd;
+            } else {
+                o[0] = a, o[1] = b, o[2] = cc;
+                o[3] = a, o[4] = cc, o[5] = dd;
+            }
             m->nt += 2;
         }
     for (size_t j = 0; j < S; ++j) {
@@ -503,6 +604,70 @@ static void vertex_weights(const tube_def *t, double u, uint32_t joint_out[4], f
     w_out[0] = (float)((double)w_out[0] + (1.0 - fsum)); /* float residue on the largest */
 }
 
+/* Joint positions of a variant: the neck (Neck2, Head) stretched about
+ * Neck1 by var->neck; each leg's lower joints stretched about its upper-leg
+ * joint by var->leg, the whole animal lifted so the front feet stay on the
+ * ground. Factors of exactly 1 leave the base positions untouched (bitwise). */
+static void variant_joints(const variant *var, double jp[JOINT_COUNT][3])
+{
+    for (int j = 0; j < JOINT_COUNT; ++j)
+        memcpy(jp[j], joints[j].pos, sizeof jp[j]);
+    if (var->neck != 1)
+        for (int j = J_NECK2; j <= J_HEAD; ++j)
+            for (int a = 0; a < 3; ++a)
+                jp[j][a] = joints[J_NECK1].pos[a] + var->neck * (joints[j].pos[a] - joints[J_NECK1].pos[a]);
+    if (var->leg != 1) {
+        double lift = (var->leg - 1) * (joints[J_FUL_L].pos[1] - 0.03);
+        static const int leg_first[4] = {J_FUL_L, J_FUL_R, J_HUL_L, J_HUL_R};
+        for (int l = 0; l < 4; ++l) {
+            int j0 = leg_first[l];
+            for (int i = 1; i < 4; ++i)
+                for (int a = 0; a < 3; ++a)
+                    jp[j0 + i][a] = joints[j0].pos[a] + var->leg * (joints[j0 + i].pos[a] - joints[j0].pos[a]);
+        }
+        for (int j = 1; j < JOINT_COUNT; ++j)
+            jp[j][1] += lift;
+    }
+}
+
+/* Diffuse head weights: 60 % of the Head's weight moves to Neck2 (40 %) and
+ * Neck1 (20 %), so the body alone pins the head's rotation only weakly (the
+ * rig of issue 12 §3's attachment test). The four slots are rebuilt. */
+static void diffuse_head(uint32_t j[4], float w[4])
+{
+    double acc[JOINT_COUNT] = {0};
+    for (int k = 0; k < 4; ++k)
+        acc[j[k]] += w[k];
+    double h = acc[J_HEAD];
+    if (h <= 0)
+        return;
+    acc[J_HEAD] = 0.4 * h;
+    acc[J_NECK2] += 0.4 * h;
+    acc[J_NECK1] += 0.2 * h;
+    int best[4] = {-1, -1, -1, -1};
+    for (int b = 0; b < JOINT_COUNT; ++b) {
+        if (acc[b] <= 0)
+            continue;
+        for (int k = 0; k < 4; ++k)
+            if (best[k] < 0 || acc[b] > acc[best[k]]) {
+                for (int m = 3; m > k; --m)
+                    best[m] = best[m - 1];
+                best[k] = b;
+                break;
+            }
+    }
+    double sum = 0, fsum = 0;
+    for (int k = 0; k < 4; ++k)
+        if (best[k] >= 0)
+            sum += acc[best[k]];
+    for (int k = 0; k < 4; ++k) {
+        j[k] = best[k] >= 0 ? (uint32_t)best[k] : 0;
+        w[k] = best[k] >= 0 ? (float)(acc[best[k]] / sum) : 0.0f;
+        fsum += w[k];
+    }
+    w[0] = (float)((double)w[0] + (1.0 - fsum));
+}
+
 static size_t total_vertices(const tube_def *tubes, double k)
 {
     size_t n = 0;
@@ -516,8 +681,8 @@ static size_t total_vertices(const tube_def *tubes, double k)
 
 /* ---- document ------------------------------------------------------------ */
 
-static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jnt,
-                            const float *wts, double kps, skf_error *err)
+/* POSITION and NORMAL accessors of a mesh (float), normals area-weighted. */
+static skf_status add_positions_normals(skf_gltf *doc, const mesh_out *m, int *a_pos, int *a_nrm, skf_error *err)
 {
     skf_status st = SKF_OK;
     size_t nv = m->nv;
@@ -547,10 +712,24 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jn
             fnrm[3 * v + a] = (float)(l > 0 ? nrm[3 * v + a] / l : (a == 1));
         }
     }
-    int a_pos, a_nrm, a_jnt, a_wts, a_idx, a_ibm;
-    st = skf_gltf_add_float_accessor(doc, fpos, nv, 3, 34962, true, &a_pos, err);
+    st = skf_gltf_add_float_accessor(doc, fpos, nv, 3, 34962, true, a_pos, err);
     if (!st)
-        st = skf_gltf_add_float_accessor(doc, fnrm, nv, 3, 34962, false, &a_nrm, err);
+        st = skf_gltf_add_float_accessor(doc, fnrm, nv, 3, 34962, false, a_nrm, err);
+done:
+    skf_free(fpos);
+    skf_free(fnrm);
+    skf_free(nrm);
+    return st;
+}
+
+/* horns: NULL, or the horn mesh in the Head joint's frame (a mesh node child
+ * of the Head joint node, no skin). */
+static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const double (*jp)[3], const uint32_t *jnt,
+                            const float *wts, double kps, const mesh_out *horns, skf_error *err)
+{
+    size_t nv = m->nv;
+    int a_pos, a_nrm, a_jnt, a_wts, a_idx, a_ibm;
+    skf_status st = add_positions_normals(doc, m, &a_pos, &a_nrm, err);
     if (!st)
         st = skf_gltf_add_uint_accessor(doc, jnt, nv, 4, SKF_GLTF_UNSIGNED_BYTE, 34962, &a_jnt,
                                         err);
@@ -570,7 +749,7 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jn
         for (int e = 0; e < 16; ++e)
             ibm[16 * j + e] = (e % 5 == 0) ? 1.0f : 0.0f;
         for (int a = 0; a < 3; ++a)
-            ibm[16 * j + 12 + a] = (float)-joints[j].pos[a];
+            ibm[16 * j + 12 + a] = (float)-jp[j][a];
     }
     st = skf_gltf_add_float_accessor(doc, ibm, JOINT_COUNT, 16, 0, false, &a_ibm, err);
     if (st)
@@ -586,7 +765,7 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jn
         double t[3];
         int p = joints[j].parent;
         for (int a = 0; a < 3; ++a)
-            t[a] = joints[j].pos[a] - (p >= 0 ? joints[p].pos[a] : 0);
+            t[a] = jp[j][a] - (p >= 0 ? jp[p][a] : 0);
         st = skf_gltf_add_node(doc, joints[j].name, p >= 0 ? node_of[p] : -1, t, NULL, NULL,
                                &node_of[j], err);
     }
@@ -613,6 +792,28 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jn
         st = skf_fail(err, SKF_ERR_NOMEM, "creature: out of memory");
         goto done;
     }
+    if (horns) { /* attached part: a mesh node under the Head joint, no skin */
+        int h_pos, h_nrm, h_idx, h_mesh, h_node;
+        static const char *const h_names[] = {"POSITION", "NORMAL"};
+        st = add_positions_normals(doc, horns, &h_pos, &h_nrm, err);
+        if (!st)
+            st = skf_gltf_add_uint_accessor(doc, horns->tri, horns->nt * 3, 1, SKF_GLTF_UNSIGNED_SHORT, 34963,
+                                            &h_idx, err);
+        if (!st)
+            st = skf_gltf_add_mesh(doc, "Horns", h_names, (int[2]){h_pos, h_nrm}, 2, h_idx, &h_mesh, err);
+        if (!st)
+            st = skf_gltf_add_node(doc, "Horns", node_of[J_HEAD], NULL, NULL, NULL, &h_node, err);
+        if (st)
+            goto done;
+        json_t *hn = json_array_get(json_object_get(doc->json, "nodes"), (size_t)h_node);
+        json_t *hp = json_array_get(
+            json_object_get(json_array_get(json_object_get(doc->json, "meshes"), (size_t)h_mesh), "primitives"), 0);
+        if (json_object_set_new(hn, "mesh", json_integer(h_mesh)) != 0 ||
+            json_object_set_new(hp, "material", json_integer(0)) != 0) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "creature: out of memory");
+            goto done;
+        }
+    }
     st = skf_gltf_reparse(doc, NULL, err);
     /* clips */
     for (size_t c = 0; c < CLIP_COUNT && !st; ++c) {
@@ -635,7 +836,7 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jn
             size_t kk = k % intervals; /* the last key repeats the first: exact loop */
             times[k] = (float)(cd->duration * (double)k / (double)intervals);
             double trs[10 * JOINT_COUNT];
-            clip_local(cd, (double)kk / (double)intervals, trs);
+            clip_local(cd, (double)kk / (double)intervals, jp, trs);
             for (int j = 0; j < JOINT_COUNT; ++j)
                 for (int a = 0; a < 4; ++a)
                     vals[(j * keys + k) * 4 + a] = (float)trs[10 * j + 3 + a];
@@ -653,9 +854,6 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const uint32_t *jn
         skf_free(vals);
     }
 done:
-    skf_free(fpos);
-    skf_free(fnrm);
-    skf_free(nrm);
     return st;
 }
 
@@ -670,8 +868,25 @@ skf_status skf_creature_build(const skf_creature_options *opt, skf_gltf **out, s
     if (!(kps >= 4 && kps <= 240))
         return skf_fail(err, SKF_ERR_ARGUMENT,
                         "creature: keys_per_second: %g out of range (4 .. 240)", kps);
+    variant var = {opt && opt->leg_scale > 0 ? opt->leg_scale : 1, opt && opt->girth_scale > 0 ? opt->girth_scale : 1,
+                   opt && opt->neck_scale > 0 ? opt->neck_scale : 1, opt ? opt->triangulation : 0,
+                   opt && opt->horns != SKF_CREATURE_HORNS_NONE};
+    int horns = opt ? opt->horns : 0;
+    bool diffuse = opt && opt->diffuse_head;
+    if (!(var.leg >= 0.5 && var.leg <= 1.5) || !(var.girth >= 0.5 && var.girth <= 1.5) ||
+        !(var.neck >= 0.5 && var.neck <= 2.0))
+        return skf_fail(err, SKF_ERR_ARGUMENT,
+                        "creature: proportions: leg %g, girth %g, neck %g out of range (0.5 .. 1.5, 0.5 .. 1.5, "
+                        "0.5 .. 2)",
+                        var.leg, var.girth, var.neck);
+    if (var.triangulation < 0 || var.triangulation > 1 || horns < 0 || horns > SKF_CREATURE_HORNS_SKINNED)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "creature: triangulation %d / horns %d out of range (0..1 / 0..2)",
+                        var.triangulation, horns);
+    double jp[JOINT_COUNT][3];
+    variant_joints(&var, jp);
+    const double (*cjp)[3] = (const double (*)[3])jp;
     tube_def tubes[5];
-    make_tubes(tubes);
+    make_tubes(tubes, cjp, &var);
     /* resolution k: vertex count grows about as k^2 */
     double k = 1.0, best_k = 1.0;
     size_t best_diff = SIZE_MAX;
@@ -693,7 +908,11 @@ skf_status skf_creature_build(const skf_creature_options *opt, skf_gltf **out, s
         nv += tube_vertices(&res[i]);
         nt += tube_triangles(&res[i]);
     }
-    mesh_out m = {0};
+    size_t skinned_horns = horns == SKF_CREATURE_HORNS_SKINNED ? HORN_VERTICES : 0;
+    nv += skinned_horns;
+    nt += horns == SKF_CREATURE_HORNS_SKINNED ? HORN_TRIANGLES : 0;
+    mesh_out m = {0}, hm = {0};
+    m.triangulation = var.triangulation;
     m.pos = skf_malloc_array(nv * 3, sizeof *m.pos);
     m.u = skf_malloc_array(nv, sizeof *m.u);
     m.tube = skf_malloc_array(nv, sizeof *m.tube);
@@ -702,18 +921,45 @@ skf_status skf_creature_build(const skf_creature_options *opt, skf_gltf **out, s
     float *wts = skf_malloc_array(nv * 4, sizeof *wts);
     skf_gltf *doc = NULL;
     skf_status st = SKF_OK;
+    if (horns == SKF_CREATURE_HORNS_ATTACHED) {
+        hm.pos = skf_malloc_array(HORN_VERTICES * 3, sizeof *hm.pos);
+        hm.u = skf_malloc_array(HORN_VERTICES, sizeof *hm.u);
+        hm.tube = skf_malloc_array(HORN_VERTICES, sizeof *hm.tube);
+        hm.tri = skf_malloc_array(HORN_TRIANGLES * 3, sizeof *hm.tri);
+        if (!hm.pos || !hm.u || !hm.tube || !hm.tri) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "creature: out of memory for the horns");
+            goto done;
+        }
+        emit_horns(&hm, (const double[3]){0, 0, 0});
+    }
     if (!m.pos || !m.u || !m.tube || !m.tri || !jnt || !wts) {
         st = skf_fail(err, SKF_ERR_NOMEM, "creature: out of memory for %zu vertices", nv);
         goto done;
     }
     for (int i = 0; i < 5; ++i)
         emit_tube(&tubes[i], i, &res[i], &m);
-    for (size_t v = 0; v < m.nv; ++v)
+    if (skinned_horns)
+        emit_horns(&m, jp[J_HEAD]);
+    for (size_t v = 0; v < m.nv; ++v) {
+        if (m.tube[v] < 0) { /* a skinned horn: rigid on the head */
+            jnt[4 * v] = J_HEAD;
+            wts[4 * v] = 1;
+            for (int k2 = 1; k2 < 4; ++k2)
+                jnt[4 * v + k2] = 0, wts[4 * v + k2] = 0;
+            continue;
+        }
         vertex_weights(&tubes[m.tube[v]], m.u[v], jnt + 4 * v, wts + 4 * v);
+        if (diffuse)
+            diffuse_head(jnt + 4 * v, wts + 4 * v);
+    }
     st = skf_gltf_new_empty("creature", &doc, err);
     if (!st)
-        st = build_doc(doc, &m, jnt, wts, kps, err);
+        st = build_doc(doc, &m, cjp, jnt, wts, kps, horns == SKF_CREATURE_HORNS_ATTACHED ? &hm : NULL, err);
 done:
+    skf_free(hm.pos);
+    skf_free(hm.u);
+    skf_free(hm.tube);
+    skf_free(hm.tri);
     skf_free(m.pos);
     skf_free(m.u);
     skf_free(m.tube);

@@ -39,7 +39,7 @@ int main(void)
         SKF_SKIP("SKF_BIN / SKF_SOURCE_DIR not set");
     if (system("node --version >/dev/null 2>&1") != 0)
         SKF_SKIP("node not found");
-    skf_creature_options opt = {1000, 0};
+    skf_creature_options opt = {.vertices = 1000};
     skf_gltf *doc = NULL;
     skf_error err = {0};
     CHECK(skf_creature_build(&opt, &doc, &err) == SKF_OK);

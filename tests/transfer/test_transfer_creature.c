@@ -110,7 +110,7 @@ int main(void)
     snprintf(p4, sizeof p4, "%s/creature_aw_subdivided_zup.glb", dir);
     snprintf(pout, sizeof pout, "%s/creature_transfer.glb", dir);
 
-    skf_creature_options co = {800, 0};
+    skf_creature_options co = {.vertices = 800};
     skf_gltf *built = NULL;
     CHECK_MSG(skf_creature_build(&co, &built, &err) == SKF_OK, "%s", err.message);
     skf_gltf *src = reload(built, p1);

@@ -30,7 +30,7 @@ static void usage(FILE *out)
 int cmd_demo(int argc, char **argv)
 {
     const char *cmd = "demo", *dir = "out";
-    skf_creature_options co = {0, 0};
+    skf_creature_options co = {.vertices = 0};
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);

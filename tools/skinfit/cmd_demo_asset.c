@@ -11,12 +11,22 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: skinfit demo-asset -o FILE.glb [--vertices N] [--fps F]\n\n"
+            "usage: skinfit demo-asset -o FILE.glb [--vertices N] [--fps F] [--legs F] [--girth F]\n"
+            "                          [--neck F] [--triangulation 0|1] [--horns none|attached|skinned]\n"
+            "                          [--diffuse-head]\n\n"
             "Writes the procedural four-legged creature: smooth tubes, a 28-joint skeleton,\n"
             "smooth weights (at most 4 influences) and the looping clips Walk and Trot.\n\n"
             "  -o, --output FILE   output GLB (written atomically)\n"
             "  --vertices N        target vertex count, 500 .. 4000000 (default 5000)\n"
             "  --fps F             clip key rate, 4 .. 240 keys per second (default 30)\n"
+            "Variants (same skeleton, joint names and clip keys; docs/creature.md):\n"
+            "  --legs F            leg length factor, 0.5 .. 1.5 (default 1)\n"
+            "  --girth F           trunk radius factor, 0.5 .. 1.5 (default 1)\n"
+            "  --neck F            neck length factor, 0.5 .. 2 (default 1)\n"
+            "  --triangulation T   0: quads split along one diagonal (default), 1: the other\n"
+            "  --horns KIND        none (default); attached: a mesh node under the Head joint,\n"
+            "                      no skin; skinned: part of the skinned mesh, weight 1 on Head\n"
+            "  --diffuse-head      spread 60 %% of the Head's weight onto Neck2 and Neck1\n"
             "  -h, --help          this help\n");
 }
 
@@ -56,6 +66,28 @@ int cmd_demo_asset(int argc, char **argv)
             if (++i >= argc || !parse_number(argv[i], &v) || !(v >= 4 && v <= 240))
                 return cli_usage_error(cmd, "--fps needs a number in 4 .. 240");
             opt.keys_per_second = v;
+        } else if (!strcmp(a, "--legs") || !strcmp(a, "--girth") || !strcmp(a, "--neck")) {
+            double v, hi = strcmp(a, "--neck") ? 1.5 : 2.0;
+            if (++i >= argc || !parse_number(argv[i], &v) || !(v >= 0.5 && v <= hi))
+                return cli_usage_error(cmd, "%s needs a number in 0.5 .. %g", a, hi);
+            *(a[2] == 'l' ? &opt.leg_scale : a[2] == 'g' ? &opt.girth_scale : &opt.neck_scale) = v;
+        } else if (!strcmp(a, "--triangulation")) {
+            if (++i >= argc || (strcmp(argv[i], "0") && strcmp(argv[i], "1")))
+                return cli_usage_error(cmd, "--triangulation needs 0 or 1");
+            opt.triangulation = argv[i][0] - '0';
+        } else if (!strcmp(a, "--horns")) {
+            if (++i >= argc)
+                return cli_usage_error(cmd, "--horns needs none, attached or skinned");
+            if (!strcmp(argv[i], "none"))
+                opt.horns = SKF_CREATURE_HORNS_NONE;
+            else if (!strcmp(argv[i], "attached"))
+                opt.horns = SKF_CREATURE_HORNS_ATTACHED;
+            else if (!strcmp(argv[i], "skinned"))
+                opt.horns = SKF_CREATURE_HORNS_SKINNED;
+            else
+                return cli_usage_error(cmd, "--horns needs none, attached or skinned");
+        } else if (!strcmp(a, "--diffuse-head")) {
+            opt.diffuse_head = true;
         } else {
             return cli_usage_error(cmd, "unknown argument '%s'", a);
         }
