@@ -136,6 +136,77 @@ void skf_correspondence_apply(const skf_correspondence *c, const double source_t
 skf_status skf_subsample_even(const double *positions, size_t vertex_count, size_t max_count,
                               uint32_t **out_vertices, size_t *out_count, skf_error *err);
 
+/* ---- non-rigid registration (src/surface/register_nicp.c) -------------------
+ *
+ * Deform the target's rest surface onto the source's, starting from a
+ * similarity alignment, and map every target vertex to a point of the source
+ * surface. Optimal-step non-rigid ICP (Amberg, Romdhani & Vetter 2007): a
+ * stiffness schedule from stiff to soft, each stage iterated to a fixed point
+ * of (closest points → linear least squares) — with the affine unknowns on the
+ * nodes of an embedded deformation graph (Sumner, Schmid & Pauly 2007)
+ * instead of on every vertex, so the sparse system has 12 unknowns per node
+ * whatever the mesh resolution. Equations, symbols and thresholds:
+ * docs/transfer.md "Registration". All distances below are in source units. */
+
+#define SKF_REGISTER_DEFAULT_NODES 300
+#define SKF_REGISTER_DEFAULT_UNMATCHED_DISTANCE 0.02 /* of the source diagonal */
+#define SKF_REGISTER_DEFAULT_UNMATCHED_ANGLE 60.0    /* degrees between normals */
+
+/* A soft landmark: target rest point (target space, before the alignment)
+ * that should land on source_point (source space). */
+typedef struct skf_landmark {
+    double target_point[3];
+    double source_point[3];
+} skf_landmark;
+
+typedef struct skf_register_options {
+    size_t node_count;          /* deformation-graph nodes; 0: SKF_REGISTER_DEFAULT_NODES */
+    size_t sample_count;        /* closest-point samples per direction per iteration; 0: 3000 */
+    int max_iterations;         /* per stiffness stage; 0: 30 */
+    double unmatched_distance;  /* fraction of the source diagonal; 0: default */
+    double unmatched_angle_deg; /* 0: default */
+    const skf_landmark *landmarks; /* may be NULL */
+    size_t landmark_count;
+    double landmark_weight;     /* relative to the data term; 0: 1 */
+} skf_register_options;
+
+typedef struct skf_registration {
+    size_t count;               /* target vertices */
+    uint32_t *source_triangle;  /* [count] */
+    uint32_t *source_vertex;    /* [count*3] the triangle's vertices */
+    double *bary;               /* [count*3] barycentrics on the source rest surface */
+    double *confidence;         /* [count] in [0,1]: max(0, n_t·n_s) · exp(−(d/τ_d)²) */
+    bool *matched;              /* [count] d ≤ τ_d and angle(n_t, n_s) ≤ τ_θ */
+    double *deformed;           /* [count*3] registered target rest, source space */
+    size_t unmatched_count;
+    double unmatched_area;      /* fraction of the target's area on unmatched vertices */
+    double residual_before;     /* RMS closest distance both ways / source diagonal, similarity only */
+    double residual_after;      /* the same for the registered surface */
+    double landmark_rms;        /* RMS landmark distance after / source diagonal (0 without) */
+    double landmark_max;
+    size_t node_count;
+    int stages, iterations;     /* stiffness stages run, total iterations */
+    double last_change;         /* largest vertex move of the last iteration / diagonal */
+} skf_registration;
+
+void skf_registration_release(skf_registration *r);
+
+/* Register target onto source. alignment: the similarity from
+ * skf_align_surfaces (its target_to_source is applied first). Errors:
+ * SKF_ERR_NUMERIC "register: did not converge: stage S, N iterations, last
+ * change X % of the diagonal" when the last (softest) stage ends at
+ * max_iterations without reaching its tolerance; SKF_ERR_ARGUMENT for a
+ * landmark with a non-finite coordinate; SKF_ERR_NOMEM. out is released on
+ * error. Deterministic (sampling by stride, ties to lower indices). Cost:
+ * per iteration O(S log N) closest-point queries, a BVH of the deformed
+ * target (O(N log N)), one sparse Cholesky of 12·nodes unknowns. */
+skf_status skf_register_surfaces(const double *source_positions, size_t source_vertex_count,
+                                 const uint32_t *source_triangles, size_t source_triangle_count,
+                                 const double *target_positions, size_t target_vertex_count,
+                                 const uint32_t *target_triangles, size_t target_triangle_count,
+                                 const skf_alignment *alignment, const skf_register_options *options,
+                                 skf_registration *out, skf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

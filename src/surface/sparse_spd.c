@@ -1,0 +1,126 @@
+/* Sparse symmetric positive definite solves through SuiteSparse CHOLMOD.
+ *
+ * Reference: Chen, Davis, Hager & Rajamanickam, "Algorithm 887: CHOLMOD,
+ * Supernodal Sparse Cholesky Factorization and Update/Downdate" (ACM TOMS
+ * 2008). CHOLMOD chooses the fill-reducing ordering (AMD or METIS) and the
+ * supernodal or simplicial method; we only assemble, factor once and
+ * back-substitute many times (registration: once per iteration; deformation
+ * transfer: once per target, then one solve per frame).
+ *
+ * Why a wrapper: the library never prints (CHOLMOD's own error printing is
+ * switched off and its status turned into an skf_error), and callers of
+ * src/surface/ see arrays, not CHOLMOD types.
+ */
+#include "surface_internal.h"
+
+#include <cholmod.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct skf_spd {
+    cholmod_common c;
+    cholmod_factor *L;
+    cholmod_dense *B, *X, *Y, *E;
+    size_t n, k;
+    char what[64];
+};
+
+void skf_spd_free(skf_spd *s)
+{
+    if (!s)
+        return;
+    cholmod_free_dense(&s->B, &s->c);
+    cholmod_free_dense(&s->X, &s->c);
+    cholmod_free_dense(&s->Y, &s->c);
+    cholmod_free_dense(&s->E, &s->c);
+    cholmod_free_factor(&s->L, &s->c);
+    cholmod_finish(&s->c);
+    skf_free(s);
+}
+
+skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
+                          const char *what, skf_spd **out, skf_error *err)
+{
+    *out = NULL;
+    skf_spd *s = skf_calloc(1, sizeof *s);
+    if (!s)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", what);
+    snprintf(s->what, sizeof s->what, "%s", what);
+    cholmod_start(&s->c);
+    s->c.print = 0;
+    s->c.error_handler = NULL;
+    s->n = n;
+    cholmod_triplet *T = cholmod_allocate_triplet(n, n, nnz ? nnz : 1, 1, CHOLMOD_REAL, &s->c);
+    if (!T) {
+        skf_spd_free(s);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu system, %zu entries: out of memory", what, n, n, nnz);
+    }
+    int *ti = T->i, *tj = T->j;
+    double *tx = T->x;
+    for (size_t e = 0; e < nnz; ++e) {
+        ti[e] = (int)row[e];
+        tj[e] = (int)col[e];
+        tx[e] = val[e];
+    }
+    T->nnz = nnz;
+    cholmod_sparse *A = cholmod_triplet_to_sparse(T, nnz, &s->c);
+    cholmod_free_triplet(&T, &s->c);
+    if (!A) {
+        skf_spd_free(s);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu system: out of memory", what, n, n);
+    }
+    s->L = cholmod_analyze(A, &s->c);
+    int ok = s->L && cholmod_factorize(A, s->L, &s->c);
+    cholmod_free_sparse(&A, &s->c);
+    if (!ok || s->c.status != CHOLMOD_OK) {
+        bool posdef = s->c.status == CHOLMOD_NOT_POSDEF;
+        skf_spd_free(s);
+        if (posdef)
+            return skf_fail(err, SKF_ERR_NUMERIC, "%s: the %zu×%zu system is not positive definite", what, n, n);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu factorisation failed (out of memory)", what, n, n);
+    }
+    *out = s;
+    return SKF_OK;
+}
+
+skf_status skf_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err)
+{
+    if (!s->B || s->k != k) {
+        cholmod_free_dense(&s->B, &s->c);
+        s->B = cholmod_allocate_dense(s->n, k, s->n, CHOLMOD_REAL, &s->c);
+        s->k = k;
+        if (!s->B)
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: solve: out of memory", s->what);
+    }
+    memcpy(s->B->x, b, s->n * k * sizeof(double));
+    if (!cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c))
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: solve failed (out of memory)", s->what);
+    memcpy(x, s->X->x, s->n * k * sizeof(double));
+    return SKF_OK;
+}
+
+void skf_vertex_normals(const double *p, size_t n, const uint32_t *tri, size_t nt, double *nrm)
+{
+    memset(nrm, 0, n * 3 * sizeof(double));
+    for (size_t t = 0; t < nt; ++t) {
+        const uint32_t *f = tri + 3 * t;
+        double e1[3], e2[3], c[3];
+        for (int a = 0; a < 3; ++a) {
+            e1[a] = p[3 * f[1] + a] - p[3 * f[0] + a];
+            e2[a] = p[3 * f[2] + a] - p[3 * f[0] + a];
+        }
+        c[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        c[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        c[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        for (int k = 0; k < 3; ++k)
+            for (int a = 0; a < 3; ++a)
+                nrm[3 * f[k] + a] += c[a];
+    }
+    for (size_t v = 0; v < n; ++v) {
+        double *q = nrm + 3 * v;
+        double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (l > 0)
+            q[0] /= l, q[1] /= l, q[2] /= l;
+    }
+}
