@@ -207,6 +207,56 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
                                  const skf_alignment *alignment, const skf_register_options *options,
                                  skf_registration *out, skf_error *err);
 
+/* ---- deformation transfer (src/surface/deformation_transfer.c) ---------------
+ *
+ * Sumner & Popović 2004: per-triangle deformation gradients of the source
+ * frame, mapped to the target's triangles through a registration, then the
+ * target's vertex positions in least squares (docs/transfer.md "Deformation
+ * transfer"): E(x) = Σ_edges ‖(x_i − x_j) − Q_ij (r_i − r_j)‖² + μ Σ_v
+ * ‖x_v − c_v‖². Factored once per target; one back-substitution (three
+ * right-hand sides) per frame. */
+
+#define SKF_DT_DEFAULT_SCREENING 1e-3
+#define SKF_DT_ANCHOR_FLOOR 1e-3
+
+typedef struct skf_dt_options {
+    double screening;   /* μ, per vertex, relative to the unit edge weight; 0: default */
+    /* [target_vertex_count] or NULL (uniform): vertex v's screening weight is
+     * μ (SKF_DT_ANCHOR_FLOOR + a_v). The caller puts weight where the
+     * closest-point anchor is trustworthy whatever the proportions (the
+     * transfer: the weight on the skeleton's root joints). Copied. */
+    const double *anchor_weight;
+} skf_dt_options;
+
+typedef struct skf_deformation_transfer skf_deformation_transfer;
+
+/* Prepare the transfer for one target. source_rest: source space; target_rest:
+ * target space; reg: skf_register_surfaces of this target onto this source
+ * (reg->deformed picks each target triangle's source triangle; triangles with
+ * an unmatched vertex take no gradient of their own); target_to_source: the
+ * similarity of the alignment (its linear part takes gradients between the
+ * spaces). Separate pieces of the target are glued (edges between vertices
+ * of different pieces closer than 2 mean edge lengths). Errors:
+ * SKF_ERR_ARGUMENT (registration of another size), SKF_ERR_NUMERIC, NOMEM.
+ * The caller's arrays may be freed afterwards. */
+skf_status skf_deformation_transfer_new(const double *source_rest, size_t source_vertex_count,
+                                        const uint32_t *source_triangles, size_t source_triangle_count,
+                                        const double *target_rest, size_t target_vertex_count,
+                                        const uint32_t *target_triangles, size_t target_triangle_count,
+                                        const skf_registration *reg, const double target_to_source[16],
+                                        const skf_dt_options *options, skf_deformation_transfer **out,
+                                        skf_error *err);
+void skf_deformation_transfer_free(skf_deformation_transfer *dt);
+/* Glue edges added between separate pieces of the target. */
+size_t skf_deformation_transfer_glue_edges(const skf_deformation_transfer *dt);
+
+/* One frame: source_frame [source_vertex_count*3] (the source's deformed
+ * surface, source space), anchor [target_vertex_count*3] (target space; the
+ * closest-point carried surface), x out [target_vertex_count*3] target
+ * space. Not thread-safe on one object (per-frame scratch inside). */
+skf_status skf_deformation_transfer_frame(skf_deformation_transfer *dt, const double *source_frame,
+                                          const double *anchor, double *x, skf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -81,6 +81,26 @@ typedef enum skf_transfer_mode {
     SKF_TRANSFER_BOTH = 3          /* both solved and reported; the free one is baked */
 } skf_transfer_mode;
 
+/* How the source's surface is carried onto a target of another shape
+ * (surfaces that only align, residual above the same-surface threshold). */
+typedef enum skf_carry {
+    SKF_CARRY_DEFAULT = 0,      /* deformation (docs/transfer.md: measured better) */
+    SKF_CARRY_DEFORMATION = 1,  /* deformation transfer (Sumner & Popović 2004) */
+    SKF_CARRY_CLOSEST = 2       /* the registered source point's position */
+} skf_carry;
+
+/* Refusal threshold after non-rigid registration: RMS closest distance both
+ * ways / source diagonal (docs/transfer.md "Thresholds"). */
+#define SKF_TRANSFER_DEFAULT_MAX_REST_MISMATCH 0.005
+
+/* A landmark pair, rest pose, each rig's solve space (rest_world): points,
+ * or vertex indices of the rig (skinned primitives in order, before welding). */
+typedef struct skf_transfer_landmark {
+    bool by_vertex;
+    double source_point[3], target_point[3];
+    size_t source_vertex, target_vertex;
+} skf_transfer_landmark;
+
 typedef struct skf_transfer_options {
     int mode;                 /* skf_transfer_mode; 0 → FREE */
     double fps;               /* sampling rate; <= 0 → each clip's key rate */
@@ -95,6 +115,14 @@ typedef struct skf_transfer_options {
                                  solved surface per frame, and per clip the welded meshes and the
                                  ground truth (skf_transfer_metrics.vertex_errors & co.): what a
                                  report needs to draw the run without solving it again */
+    /* other-shape targets (issue 12) */
+    int carry;                /* skf_carry */
+    double max_rest_mismatch; /* refusal after registration (fraction); 0 → default */
+    skf_register_options registration; /* zeroed → defaults (its landmarks are set by the session) */
+    double screening;         /* deformation transfer μ (skf_dt_options); 0 → default */
+    bool landmarks_joints;    /* same-named joints as soft landmarks */
+    const skf_transfer_landmark *landmarks; /* may be NULL; copied at skf_transfer_new */
+    size_t landmark_count;
 } skf_transfer_options;
 
 /* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
@@ -187,6 +215,21 @@ typedef struct skf_transfer_info {
     size_t constraints;
     double source_diagonal, target_diagonal;
     skf_alignment alignment;   /* zero when control only */
+    /* non-rigid registration (registered false: the same surface, none ran) */
+    bool registered;
+    const char *carry;         /* "deformation" / "closest" (static) */
+    double residual_before, residual_after; /* fractions of the source diagonal */
+    double coverage;           /* matched fraction of the target's area */
+    double unmatched_area;     /* 1 − coverage */
+    size_t unmatched_count;    /* welded target vertices */
+    const char *unmatched_bones[3]; /* joints the unmatched vertices mostly belong to (NULL padded) */
+    double unmatched_bone_share[3]; /* their share of the unmatched vertices' weight */
+    size_t registration_nodes;
+    int registration_iterations;
+    size_t landmark_count;
+    double landmark_rms, landmark_max;   /* fractions of the source diagonal */
+    size_t joint_landmarks;              /* same-named joints measured */
+    double joint_median, joint_max;      /* their distances after registration, fractions */
 } skf_transfer_info;
 void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info);
 

@@ -213,6 +213,71 @@ static int vertex_coeff(const reg_ctx *c, size_t v, uint32_t node[KNN], double a
     return n;
 }
 
+/* Coefficient of an arbitrary point p (a landmark, possibly inside the
+ * surface): its KNN Euclidean-nearest nodes, ED weights (1 − d/d_max)² with
+ * d_max the distance to the next node. The deformation field is defined
+ * everywhere, so an interior landmark moves with the nodes around it. */
+static int point_coeff(const reg_ctx *c, const double p[3], uint32_t node[KNN], double a[KNN][4])
+{
+    uint32_t best[KNN + 1];
+    double bd[KNN + 1];
+    int nb = 0;
+    for (size_t j = 0; j < c->m; ++j) {
+        const double *g = c->g + 3 * j;
+        double d[3] = {g[0] - p[0], g[1] - p[1], g[2] - p[2]};
+        double dd = skf_norm3(d);
+        int pos = nb;
+        while (pos > 0 && bd[pos - 1] > dd)
+            --pos;
+        if (pos >= KNN + 1)
+            continue;
+        for (int q = (nb < KNN + 1 ? nb : KNN); q > pos; --q) {
+            bd[q] = bd[q - 1];
+            best[q] = best[q - 1];
+        }
+        bd[pos] = dd;
+        best[pos] = (uint32_t)j;
+        if (nb < KNN + 1)
+            ++nb;
+    }
+    int use = nb < KNN ? nb : KNN;
+    double dmax = nb > KNN ? bd[KNN] : 1.5 * bd[use - 1];
+    double w[KNN], sum = 0;
+    for (int k = 0; k < use; ++k) {
+        double r = dmax > 0 ? 1 - bd[k] / dmax : 1;
+        w[k] = r * r;
+        sum += w[k];
+    }
+    int n = 0;
+    for (int k = 0; k < use; ++k) {
+        double wk = sum > 0 ? w[k] / sum : (k == 0);
+        if (wk == 0)
+            continue;
+        uint32_t j = best[k];
+        node[n] = j;
+        a[n][0] = wk * (p[0] - c->g[3 * j]);
+        a[n][1] = wk * (p[1] - c->g[3 * j + 1]);
+        a[n][2] = wk * (p[2] - c->g[3 * j + 2]);
+        a[n][3] = wk;
+        ++n;
+    }
+    return n;
+}
+
+static void point_deform(const reg_ctx *c, const double p[3], double out[3])
+{
+    uint32_t node[KNN];
+    double a[KNN][4];
+    int n = point_coeff(c, p, node, a);
+    size_t M4 = 4 * c->m;
+    out[0] = out[1] = out[2] = 0;
+    for (int k = 0; k < n; ++k)
+        for (int col = 0; col < 3; ++col) {
+            const double *x = c->X + col * M4 + 4 * (size_t)node[k];
+            out[col] += a[k][0] * x[0] + a[k][1] * x[1] + a[k][2] * x[2] + a[k][3] * x[3];
+        }
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -225,10 +290,12 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Sparsity of H: node pairs sharing a vertex, plus graph edges. */
-static skf_status build_blocks(const reg_ctx *c, blocks *b, skf_error *err)
+static int point_coeff(const reg_ctx *c, const double p[3], uint32_t node[KNN], double a[KNN][4]);
+
+/* Sparsity of H: node pairs sharing a vertex or a landmark, plus graph edges. */
+static skf_status build_blocks(const reg_ctx *c, const double *lm_point, size_t nlm, blocks *b, skf_error *err)
 {
-    size_t cap = c->nt * (KNN * (KNN + 1) / 2) + c->edges + c->m;
+    size_t cap = (c->nt + nlm) * (KNN * (KNN + 1) / 2) + c->edges + c->m;
     uint64_t *pairs = skf_malloc_array(cap, sizeof *pairs);
     if (!pairs)
         return skf_fail(err, SKF_ERR_NOMEM, "register: node pairs: out of memory");
@@ -253,6 +320,17 @@ static skf_status build_blocks(const reg_ctx *c, blocks *b, skf_error *err)
                 if (j != k)
                     pairs[np++] = (j << 32) | k;
             }
+    for (size_t l = 0; l < nlm; ++l) {
+        uint32_t node[KNN];
+        double a[KNN][4];
+        int n = point_coeff(c, lm_point + 3 * l, node, a);
+        for (int x = 0; x < n; ++x)
+            for (int y = x + 1; y < n; ++y) {
+                uint64_t j = node[x] < node[y] ? node[x] : node[y], k = node[x] < node[y] ? node[y] : node[x];
+                if (j != k)
+                    pairs[np++] = (j << 32) | k;
+            }
+    }
     qsort(pairs, np, sizeof *pairs, cmp_u64);
     size_t u = 0;
     for (size_t i = 0; i < np; ++i)
@@ -540,6 +618,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     skf_bvh *sbvh = NULL, *dbvh = NULL;
     blocks B = {0};
     uint32_t *ts = NULL, *ss = NULL, *sel = NULL, *trip_r = NULL, *trip_c = NULL, *lm_vertex = NULL;
+    double *lm_point = NULL;
     double *snorm = NULL, *D = NULL, *Dn = NULL, *rhs = NULL, *Xn = NULL, *trip_v = NULL, *area = NULL;
     skf_spd *spd = NULL;
     c.p0 = skf_malloc_array(nt * 3, sizeof(double));
@@ -560,20 +639,14 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     st = skf_bvh_build(source_positions, ns, source_triangles, source_triangle_count, &sbvh, err);
     if (st)
         goto done;
-    /* landmarks: the target vertex nearest to each target point */
-    for (size_t l = 0; l < o.landmark_count; ++l) {
-        double q[3], best = DBL_MAX;
-        skf_mat4_transform_point(q, alignment->target_to_source, o.landmarks[l].target_point);
-        lm_vertex[l] = 0;
-        for (size_t v = 0; v < nt; ++v) {
-            double d[3] = {c.p0[3 * v] - q[0], c.p0[3 * v + 1] - q[1], c.p0[3 * v + 2] - q[2]};
-            double dd = skf_dot3(d, d);
-            if (dd < best) {
-                best = dd;
-                lm_vertex[l] = (uint32_t)v;
-            }
-        }
+    /* landmarks: the target points in source space (after the similarity) */
+    lm_point = skf_malloc_array(3 * o.landmark_count + 1, sizeof(double));
+    if (!lm_point) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "register: landmarks: out of memory");
+        goto done;
     }
+    for (size_t l = 0; l < o.landmark_count; ++l)
+        skf_mat4_transform_point(lm_point + 3 * l, alignment->target_to_source, o.landmarks[l].target_point);
     /* nodes */
     size_t m = 0;
     st = skf_subsample_even(c.p0, nt, want_nodes, &sel, &m, err);
@@ -601,7 +674,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     }
     st = build_graph(&c, err);
     if (!st)
-        st = build_blocks(&c, &B, err);
+        st = build_blocks(&c, lm_point, o.landmark_count, &B, err);
     if (st)
         goto done;
     out->node_count = m;
@@ -629,7 +702,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     static const double alphas[] = {100, 30, 10, 3, 1, 0.3};
     const int nstages = (int)(sizeof alphas / sizeof alphas[0]);
     double reject = 0.1 * diag;
-    double tol = 1e-4 * diag;
+    double tol = 5e-4 * diag;
     double change = 0;
     int it_total = 0, stage = 0, it = 0;
     for (stage = 0; stage < nstages; ++stage) {
@@ -683,7 +756,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
             for (size_t l = 0; l < o.landmark_count; ++l) {
                 uint32_t node[KNN];
                 double a[KNN][4];
-                int na = vertex_coeff(&c, lm_vertex[l], node, a);
+                int na = point_coeff(&c, lm_point + 3 * l, node, a);
                 add_outer(&B, rhs, M4, node, (const double (*)[4])a, na, beta / (double)o.landmark_count,
                           o.landmarks[l].source_point);
             }
@@ -836,7 +909,9 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     if (o.landmark_count) {
         double s2 = 0, mx = 0;
         for (size_t l = 0; l < o.landmark_count; ++l) {
-            const double *a = out->deformed + 3 * (size_t)lm_vertex[l], *b = o.landmarks[l].source_point;
+            double a[3];
+            point_deform(&c, lm_point + 3 * l, a);
+            const double *b = o.landmarks[l].source_point;
             double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
             double dd = skf_norm3(d);
             s2 += dd * dd;
@@ -861,6 +936,7 @@ done:
     skf_free(trip_c);
     skf_free(trip_v);
     skf_free(lm_vertex);
+    skf_free(lm_point);
     skf_free(snorm);
     skf_free(D);
     skf_free(Dn);

@@ -63,6 +63,10 @@ void skf_transfer_free(skf_transfer *t)
     skf_free(t->tgt_solved);
     skf_free(t->src_rest_world);
     skf_free(t->tgt_rest_world);
+    skf_registration_release(&t->reg);
+    skf_correspondence_release(&t->full);
+    skf_deformation_transfer_free(t->dt);
+    skf_free(t->landmarks);
     skf_free(t);
 }
 
@@ -169,6 +173,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->tgt_diag = skf_bbox_diagonal(T->vertex_count, t->tgt_rest_world);
     st = skf_align_surfaces(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                             T->vertex_count, T->triangles, T->triangle_count, &t->opt.align, &t->align, err);
+    if (st == SKF_ERR_MISMATCH && t->align.residual > 0) /* another shape: register (transfer_register.c) */
+        st = skf_transfer_register(t, err);
     if (st) {
         skf_error_prefix(err, "%s vs %s", doc_name(source), doc_name(target));
         goto fail;
@@ -183,8 +189,11 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     st = skf_subsample_even(t->tgt_rest_world, T->vertex_count, t->opt.max_constraints, &cons, &ncons, err);
     if (st)
         goto fail;
-    st = skf_correspond(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
-                        T->vertex_count, &t->align, cons, ncons, &t->corr, err);
+    if (t->registered)
+        st = skf_transfer_registered_constraints(t, cons, ncons, err);
+    else
+        st = skf_correspond(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
+                            T->vertex_count, &t->align, cons, ncons, &t->corr, err);
     skf_free(cons);
     if (st)
         goto fail;
@@ -295,6 +304,8 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
         info->constraints = t->corr.count;
         info->target_diagonal = t->tgt_diag;
         info->alignment = t->align;
+        if (t->registered)
+            skf_transfer_registration_info(t, info);
     }
 }
 
@@ -595,13 +606,18 @@ done:
     return st;
 }
 
-/* The source frames carried onto the constraints: u [F*C*3]. */
-static void carry_surface(const skf_transfer *t, size_t F, const double *src_seq, double *u)
+/* The source frames carried onto the constraints: u [F*C*3] — by
+ * deformation transfer when a registration prepared one (another shape,
+ * transfer_register.c), else by the correspondence's barycentric points. */
+static skf_status carry_surface(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
 {
+    if (t->dt)
+        return skf_transfer_carry_deformation(t, F, src_seq, u, err);
     size_t Ns = t->src->vertex_count, C = t->corr.count;
     for (size_t f = 0; f < F; ++f)
         skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target, src_seq + f * Ns * 3,
                                  u + f * C * 3);
+    return SKF_OK;
 }
 
 /* Frees what play_source handed to the caller (nothing when out owns it). */
@@ -696,7 +712,12 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             goto done;
         }
         /* 3. carry the surface */
-        carry_surface(t, F, src_seq, u);
+        st = carry_surface(t, F, src_seq, u, err);
+        if (st) {
+            skf_free(stats);
+            skf_error_prefix(err, "%s: %s", doc_name(t->target_doc), clip_name);
+            goto done;
+        }
         /* 4. free solve */
         for (size_t i = 0; i < B; ++i)
             skf_transform34_identity(out->free_transforms + i * 12);
@@ -856,7 +877,8 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
             skf_transform34_from_mat4(m, out->free_transforms + (f * B + i) * 12);
         }
     }
-    carry_surface(t, F, src_seq, u);
+    if ((st = carry_surface(t, F, src_seq, u, err)))
+        goto done;
     measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
             &out->free);
 done:

@@ -37,6 +37,28 @@ struct skf_transfer {
     double src_mesh_to_world[16], tgt_mesh_to_world[16];
     double *src_rest_world, *tgt_rest_world;
     char clip_list[1024];
+    /* other-shape targets: the registration, the full-surface map (every
+     * welded target vertex, for the anchors) and the deformation transfer */
+    bool registered;
+    skf_registration reg;
+    skf_correspondence full;
+    skf_deformation_transfer *dt;
+    skf_transfer_landmark *landmarks;
+    double joint_median, joint_max;
+    size_t joint_landmarks;
 };
+
+/* transfer_register.c: the other-shape path. Called after the similarity
+ * alignment left a residual above the same-surface threshold: registers the
+ * target onto the source (landmarks from the options and/or same-named
+ * joints), refuses when the residual after registration exceeds
+ * max_rest_mismatch, and prepares the deformation transfer. */
+skf_status skf_transfer_register(skf_transfer *t, skf_error *err);
+/* t->corr for the listed constraint vertices that registered as matched. */
+skf_status skf_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err);
+void skf_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info);
+/* u [F*C*3]: the constraints' positions per frame by deformation transfer. */
+skf_status skf_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u,
+                                          skf_error *err);
 
 #endif
