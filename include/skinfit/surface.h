@@ -181,7 +181,8 @@ typedef struct skf_registration {
     size_t unmatched_count;
     double unmatched_area;      /* fraction of the target's area on unmatched vertices */
     double residual_before;     /* RMS closest distance both ways / source diagonal, similarity only */
-    double residual_after;      /* the same for the registered surface */
+    double residual_after;      /* the same for the registered surface, over the pairs closer
+                                   than the unmatched distance τ_d (one-sided parts excluded) */
     double landmark_rms;        /* RMS landmark distance after / source diagonal (0 without) */
     double landmark_max;
     size_t node_count;

@@ -92,6 +92,9 @@ typedef enum skf_carry {
 /* Refusal threshold after non-rigid registration: RMS closest distance both
  * ways / source diagonal (docs/transfer.md "Thresholds"). */
 #define SKF_TRANSFER_DEFAULT_MAX_REST_MISMATCH 0.005
+/* ... and refused too when more than this fraction of the target's area is
+ * unmatched (the surfaces share too little). */
+#define SKF_TRANSFER_MAX_UNMATCHED_AREA 0.25
 
 /* A landmark pair, rest pose, each rig's solve space (rest_world): points,
  * or vertex indices of the rig (skinned primitives in order, before welding). */

@@ -563,22 +563,25 @@ static size_t stride_sample(size_t n, size_t want, uint32_t *out)
 /* RMS closest distance both ways between the source and a target surface
  * (positions D with the target triangles) on the samples. */
 static double two_way_rms(const skf_bvh *sbvh, const double *sp, const uint32_t *ss, size_t nss, const double *D,
-                          const uint32_t *ts, size_t nts, const skf_bvh *dbvh)
+                          const uint32_t *ts, size_t nts, const skf_bvh *dbvh, double trim)
 {
     double sum = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
+    size_t kept = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum, kept)
     for (size_t k = 0; k < nts; ++k) {
         skf_surface_point q;
         skf_bvh_closest(sbvh, D + 3 * (size_t)ts[k], &q);
-        sum += q.distance * q.distance;
+        if (q.distance <= trim)
+            sum += q.distance * q.distance, ++kept;
     }
-#pragma omp parallel for schedule(static) reduction(+ : sum)
+#pragma omp parallel for schedule(static) reduction(+ : sum, kept)
     for (size_t k = 0; k < nss; ++k) {
         skf_surface_point q;
         skf_bvh_closest(dbvh, sp + 3 * (size_t)ss[k], &q);
-        sum += q.distance * q.distance;
+        if (q.distance <= trim)
+            sum += q.distance * q.distance, ++kept;
     }
-    return sqrt(sum / (double)(nts + nss));
+    return kept ? sqrt(sum / (double)kept) : HUGE_VAL;
 }
 
 skf_status skf_register_surfaces(const double *source_positions, size_t source_vertex_count,
@@ -693,7 +696,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     st = skf_bvh_build(c.p0, nt, target_triangles, target_triangle_count, &dbvh, err);
     if (st)
         goto done;
-    out->residual_before = two_way_rms(sbvh, source_positions, ss, nss, c.p0, ts, nts, dbvh) / diag;
+    out->residual_before = two_way_rms(sbvh, source_positions, ss, nss, c.p0, ts, nts, dbvh, HUGE_VAL) / diag;
     skf_bvh_free(dbvh);
     dbvh = NULL;
 
@@ -854,7 +857,9 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     st = skf_bvh_build(D, nt, target_triangles, target_triangle_count, &dbvh, err);
     if (st)
         goto done;
-    out->residual_after = two_way_rms(sbvh, source_positions, ss, nss, D, ts, nts, dbvh) / diag;
+    /* after: over the pairs closer than τ_d — a part present on one side only
+     * (horns, a longer tail) is reported as unmatched area, not residual */
+    out->residual_after = two_way_rms(sbvh, source_positions, ss, nss, D, ts, nts, dbvh, tau_frac * diag) / diag;
     out->count = nt;
     out->source_triangle = skf_malloc_array(nt, sizeof(uint32_t));
     out->source_vertex = skf_malloc_array(nt * 3, sizeof(uint32_t));

@@ -46,6 +46,7 @@ struct skf_transfer {
     skf_transfer_landmark *landmarks;
     double joint_median, joint_max;
     size_t joint_landmarks;
+    size_t landmark_count;    /* landmarks the registration used */
 };
 
 /* transfer_register.c: the other-shape path. Called after the similarity

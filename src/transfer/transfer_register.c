@@ -165,6 +165,7 @@ skf_status skf_transfer_register(skf_transfer *t, skf_error *err)
     skf_register_options ro = t->opt.registration;
     ro.landmarks = lm;
     ro.landmark_count = n;
+    t->landmark_count = n;
     st = skf_register_surfaces(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                                T->vertex_count, T->triangles, T->triangle_count, &t->align, &ro, &t->reg, err);
     skf_free(lm);
@@ -173,11 +174,13 @@ skf_status skf_transfer_register(skf_transfer *t, skf_error *err)
         return st;
     }
     t->registered = true;
-    if (t->reg.residual_after > max_mis)
+    if (t->reg.residual_after > max_mis || t->reg.unmatched_area > SKF_TRANSFER_MAX_UNMATCHED_AREA)
         return skf_fail(err, SKF_ERR_MISMATCH,
                         "rest surfaces do not register: residual %.3g %% of the diagonal before registration, %.3g %% "
-                        "after > %.3g %% (not the same animal? --max-rest-mismatch PCT overrides)",
-                        100 * t->reg.residual_before, 100 * t->reg.residual_after, 100 * max_mis);
+                        "after (limit %.3g %%), %.3g %% of the target unmatched (limit %.3g %%) (not the same animal? "
+                        "--max-rest-mismatch PCT overrides the residual limit)",
+                        100 * t->reg.residual_before, 100 * t->reg.residual_after, 100 * max_mis,
+                        100 * t->reg.unmatched_area, 100 * SKF_TRANSFER_MAX_UNMATCHED_AREA);
     joint_distances(t);
     /* the full map (anchors) and the deformation transfer */
     size_t nt = T->vertex_count;
@@ -259,6 +262,7 @@ void skf_transfer_registration_info(const skf_transfer *t, skf_transfer_info *in
     info->unmatched_count = r->unmatched_count;
     info->registration_nodes = r->node_count;
     info->registration_iterations = r->iterations;
+    info->landmark_count = t->landmark_count;
     info->landmark_rms = r->landmark_rms;
     info->landmark_max = r->landmark_max;
     info->joint_landmarks = t->joint_landmarks;

@@ -38,7 +38,9 @@ static void usage(FILE *out, bool control)
             "usage: skinfit transfer --source ARTIST.glb --target RIG.glb (--clip NAME... | --all-clips)\n"
             "                        [--fps F] [--mode free|rotation-only|both] [--max-constraints N]\n"
             "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n"
-            "                        [--html REPORT.html] [--max-sweeps N] [--max-lm-iterations N]\n\n"
+            "                        [--html REPORT.html] [--max-sweeps N] [--max-lm-iterations N]\n"
+            "                        [--carry deformation|closest] [--landmarks FILE.json|joints]\n"
+            "                        [--max-rest-mismatch PCT] [--registration-iterations N]\n\n"
             "Plays each clip on the source rig, carries its surface onto the target's mesh\n"
             "(aligned automatically when the meshes differ) and solves the target's bone\n"
             "transforms frame by frame. OUT.glb is the target with the clips added as\n"
@@ -63,6 +65,17 @@ static void usage(FILE *out, bool control)
             "  --max-lm-iterations N  rotation-only: cap on Levenberg-Marquardt iterations\n"
             "                       per frame (default 100); frames that stop at a cap are\n"
             "                       counted in one warning per clip and run (docs/limits.md)\n"
+            "Another mesh of the animal (the aligned surfaces differ by more than 0.5 %% of the\n"
+            "diagonal) is registered non-rigidly onto the source first (docs/transfer.md):\n"
+            "  --carry M            deformation (default: deformation transfer) or closest\n"
+            "                       (the registered source point's position)\n"
+            "  --landmarks FILE     point or vertex-index pairs as soft landmarks\n"
+            "                       ({\"pairs\": [{\"source\": [x,y,z], \"target\": [x,y,z]} |\n"
+            "                       {\"source_vertex\": i, \"target_vertex\": j}]}, rest pose, world)\n"
+            "  --landmarks joints   same-named joints as soft landmarks\n"
+            "  --max-rest-mismatch PCT  refuse when the residual after registration exceeds\n"
+            "                       PCT %% of the diagonal (default 0.5, range (0, 100])\n"
+            "  --registration-iterations N  cap per stiffness stage (default 30)\n"
             "  -h, --help           this help\n\n"
             "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
 }
@@ -78,6 +91,8 @@ int tr_command(int argc, char **argv, bool control_only)
     skf_transfer_options opt;
     memset(&opt, 0, sizeof opt);
     const char *mode_name = "free";
+    const char *landmarks = NULL;
+    skf_transfer_landmark *lm = NULL;
     int rc = EXIT_OK;
     if (!names) {
         fprintf(stderr, "skinfit: %s: out of memory\n", cmd);
@@ -182,6 +197,42 @@ int tr_command(int argc, char **argv, bool control_only)
             else
                 opt.max_lm_iterations = (int)n;
             ++i;
+        } else if (!control_only && !strcmp(a, "--carry")) {
+            if (v && !strcmp(v, "deformation"))
+                opt.carry = SKF_CARRY_DEFORMATION;
+            else if (v && !strcmp(v, "closest"))
+                opt.carry = SKF_CARRY_CLOSEST;
+            else {
+                rc = cli_usage_error(cmd, "--carry is deformation or closest");
+                goto out;
+            }
+            ++i;
+        } else if (!control_only && !strcmp(a, "--landmarks")) {
+            if (!v) {
+                rc = cli_usage_error(cmd, "--landmarks needs FILE.json or 'joints'");
+                goto out;
+            }
+            if (!strcmp(v, "joints"))
+                opt.landmarks_joints = true;
+            else
+                landmarks = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--max-rest-mismatch")) {
+            double p;
+            if (!v || !cli_parse_double(v, &p) || !(p > 0 && p <= 100)) {
+                rc = cli_usage_error(cmd, "--max-rest-mismatch needs a percentage in (0, 100]");
+                goto out;
+            }
+            opt.max_rest_mismatch = p / 100;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--registration-iterations")) {
+            double n;
+            if (!v || !cli_parse_double(v, &n) || n != floor(n) || n < 1 || n > 10000) {
+                rc = cli_usage_error(cmd, "--registration-iterations needs an integer in [1, 10000]");
+                goto out;
+            }
+            opt.registration.max_iterations = (int)n;
+            ++i;
         } else if (control_only && a[0] != '-' && !source) {
             source = a;
         } else {
@@ -268,8 +319,15 @@ int tr_command(int argc, char **argv, bool control_only)
             st = skf_fail(&err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s' (available: %s)", source,
                           clips[c], sdoc->animation_count ? list : "none");
         }
-    if (!st)
+    if (!st && landmarks) {
+        st = tr_read_landmarks(landmarks, &lm, &opt.landmark_count, &err);
+        opt.landmarks = lm;
+    }
+    if (!st) {
         st = skf_transfer_new(sdoc, tdoc, &opt, &tr, &warn, &err);
+        if (st && landmarks && strstr(err.message, "landmarks["))
+            skf_error_prefix(&err, "%s", landmarks);
+    }
     if (!st) {
         results = skf_calloc(clip_count, sizeof *results);
         if (!results)
@@ -346,6 +404,7 @@ out_docs:
         skf_transfer_clip_release(&results[c]);
     skf_free(results);
     skf_free(clips);
+    skf_free(lm);
     skf_transfer_free(tr);
     skf_gltf_free(sdoc);
     skf_gltf_free(tdoc);

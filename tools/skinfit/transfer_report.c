@@ -24,6 +24,7 @@ void tr_print_summary(FILE *out, const tr_run *run)
     const skf_alignment *a = &in->alignment;
     fprintf(out, "alignment: %s, scale %.6g, residual %.3e %% of the diagonal\n", a->method ? a->method : "identity",
             a->scale, 100 * a->residual);
+    tr_print_registration(out, in);
     fprintf(out, "constraints: %zu target vertices; mode %s\n", in->constraints, run->mode);
 }
 
@@ -109,6 +110,8 @@ json_t *tr_report_json(const tr_run *run)
             json_array_append_new(m, json_real(in->alignment.target_to_source[k]));
         json_object_set_new(a, "target_to_source", m);
         json_object_set_new(root, "alignment", a);
+        if (in->registered)
+            json_object_set_new(root, "registration", tr_registration_json(in));
     }
     json_t *clips = json_array();
     for (size_t c = 0; c < run->clip_count; ++c) {

@@ -30,6 +30,13 @@ struct json_t *tr_report_json(const tr_run *run);
 /* Write the JSON report atomically; returns SKF_OK or fills err. */
 skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err);
 
+/* transfer_registration.c (issue 12): the landmarks file, the summary's
+ * registration lines and the report's "registration" section (JSON null
+ * when the surfaces were the same and no registration ran). */
+skf_status tr_read_landmarks(const char *path, skf_transfer_landmark **out, size_t *count, skf_error *err);
+void tr_print_registration(FILE *out, const skf_transfer_info *info);
+struct json_t *tr_registration_json(const skf_transfer_info *info);
+
 /* Progress over several clips: maps each clip's [0,1] onto its share. */
 typedef struct tr_progress {
     const skf_progress *outer;
