@@ -196,7 +196,8 @@ void skf_registration_release(skf_registration *r);
  * skf_align_surfaces (its target_to_source is applied first). Errors:
  * SKF_ERR_NUMERIC "register: did not converge: stage S, N iterations, last
  * change X % of the diagonal" when the last (softest) stage ends at
- * max_iterations without reaching its tolerance; SKF_ERR_ARGUMENT for a
+ * max_iterations with a last move above 5 × its tolerance (0.25 % of the
+ * diagonal; the stage tolerance is 0.05 %); SKF_ERR_ARGUMENT for a
  * landmark with a non-finite coordinate; SKF_ERR_NOMEM. out is released on
  * error. Deterministic (sampling by stride, ties to lower indices). Cost:
  * per iteration O(S log N) closest-point queries, a BVH of the deformed

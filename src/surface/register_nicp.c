@@ -811,8 +811,6 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
                             ++nz;
                         }
                 }
-            skf_spd_free(spd);
-            spd = NULL;
             st = skf_spd_factor(M4, nz, trip_r, trip_c, trip_v, "register", &spd, err);
             if (!st)
                 st = skf_spd_solve(spd, rhs, 3, Xn, err);
@@ -842,11 +840,15 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     out->stages = nstages;
     out->iterations = it_total;
     out->last_change = change / diag;
-    if (it >= max_it) {
+    /* the softest stage may end at the cap while closest pairs flip between
+     * neighbouring triangles (a small limit cycle); that is accepted up to
+     * 5 × the tolerance, a larger last move is a registration that did not
+     * converge */
+    if (it >= max_it && change > 5 * tol) {
         st = skf_fail(err, SKF_ERR_NUMERIC,
                       "register: did not converge: stage %d of %d stopped at %d iterations, last change %.3g %% of the "
                       "diagonal > %.3g %%",
-                      nstages, nstages, max_it, 100 * change / diag, 100 * tol / diag);
+                      nstages, nstages, max_it, 100 * change / diag, 500 * tol / diag);
         goto done;
     }
     /* the registered surface and the per-vertex map */

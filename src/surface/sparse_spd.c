@@ -42,15 +42,22 @@ void skf_spd_free(skf_spd *s)
 skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
                           const char *what, skf_spd **out, skf_error *err)
 {
+    skf_spd *s = *out;
+    if (s && s->n != n) {
+        skf_spd_free(s);
+        s = NULL;
+    }
     *out = NULL;
-    skf_spd *s = skf_calloc(1, sizeof *s);
-    if (!s)
-        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", what);
-    snprintf(s->what, sizeof s->what, "%s", what);
-    cholmod_start(&s->c);
-    s->c.print = 0;
-    s->c.error_handler = NULL;
-    s->n = n;
+    if (!s) {
+        s = skf_calloc(1, sizeof *s);
+        if (!s)
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", what);
+        snprintf(s->what, sizeof s->what, "%s", what);
+        cholmod_start(&s->c);
+        s->c.print = 0;
+        s->c.error_handler = NULL;
+        s->n = n;
+    }
     cholmod_triplet *T = cholmod_allocate_triplet(n, n, nnz ? nnz : 1, 1, CHOLMOD_REAL, &s->c);
     if (!T) {
         skf_spd_free(s);
@@ -70,7 +77,8 @@ skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint3
         skf_spd_free(s);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu system: out of memory", what, n, n);
     }
-    s->L = cholmod_analyze(A, &s->c);
+    if (!s->L) /* the symbolic analysis is kept for refactorisations of the same pattern */
+        s->L = cholmod_analyze(A, &s->c);
     int ok = s->L && cholmod_factorize(A, s->L, &s->c);
     cholmod_free_sparse(&A, &s->c);
     if (!ok || s->c.status != CHOLMOD_OK) {

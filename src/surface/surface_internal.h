@@ -11,7 +11,10 @@ typedef struct skf_spd skf_spd;
 
 /* Factor the n×n matrix given by entries (row[k], col[k], val[k]) of its
  * upper triangle (row <= col; duplicates are summed). what names the system
- * in messages. SKF_ERR_NUMERIC when it is not positive definite. */
+ * in messages. SKF_ERR_NUMERIC when it is not positive definite. *out: NULL
+ * for a new factor, or a previous factor of a matrix with the same sparsity
+ * pattern (same entries in the same order), whose symbolic analysis is
+ * reused (numeric refactorisation only); on error *out is freed and NULL. */
 skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
                           const char *what, skf_spd **out, skf_error *err);
 /* x = A⁻¹ b for k right-hand sides, column-major [n*k] each; x may equal b.
