@@ -11,8 +11,9 @@
  * beside it. Gates: deformation beats closest on every case (mean error),
  * and the measured floor holds (quality ≥ 91 %, mean ≤ 0.35 %; measured
  * Dec 2026: 91.9 – 98.5 %, 0.069 – 0.33 %). The issue's bar (≥ 97 %, ≤ 0.2 %)
- * is met on 4 of 12 cases only and is printed, not gated — docs/results.md. The baked GLBs go to $SKF_BUILD_DIR/transfer_out/ for
- * the validator and three.js checks. */
+ * is met on 5 of 12 cases only and is printed, not gated — docs/results.md.
+ * The baked GLBs go to $SKF_BUILD_DIR/transfer_out/ for
+ * validate_transfer (gltf-validator over the folder). */
 #include "check.h"
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
