@@ -67,9 +67,10 @@ bad_case "target without a skin" "noskin.glb: skins" transfer --source creature.
 bad_case "unknown clip" "available: Walk, Trot" transfer --source creature.glb --target aw.glb --clip Gallop -o bad.glb --report bad.json
 bad_case "clip with no frames" "no frames" transfer --source emptyclip.glb --target aw.glb --clip Trot -o bad.glb --report bad.json
 bad_case "missing file" "nope.glb" transfer --source nope.glb --target aw.glb --clip Walk -o bad.glb
-horse="$data/quaternius/animals/Horse.glb"; deer="$data/quaternius/animals/Deer.glb"
+# Horse -> Deer transfers since issue 12 (registered); Cow -> Fox does not register (32.7 % unmatched)
+horse="$data/quaternius/animals/Cow.glb"; deer="$data/quaternius/animals/Fox.glb"
 if [ -f "$horse" ] && [ -f "$deer" ]; then
-  bad_case "surfaces that do not match" "do not match" transfer --source "$horse" --target "$deer" --clip Walk -o bad.glb --report bad.json
+  bad_case "surfaces that do not match" "do not register" transfer --source "$horse" --target "$deer" --clip Walk -o bad.glb --report bad.json
 else
   echo "skip: surfaces that do not match (shared data absent)"
 fi
