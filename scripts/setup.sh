@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-dev
       libjansson-dev libxml2-dev libpng-dev libgif-dev
       liblapacke-dev libopenblas-dev libomp-dev libsuitesparse-dev
       openmpi-bin libopenmpi-dev libassimp-dev
-      librsvg2-dev libcairo2-dev nodejs npm)
+      librsvg2-dev libcairo2-dev nodejs npm python3)
 # Optional: headless Chromium for browser checks (tests skip visibly without it).
 optional=(chromium)
 
