@@ -175,7 +175,8 @@ typedef struct skf_pose {
     size_t node_count, joint_count, target_count;
     double *local_trs;       /* [node_count*10] t(3) r(4) s(3) of the evaluated pose */
     double *node_to_world;   /* [node_count*16] */
-    double *mesh_to_world;   /* [joint_count*16] joint matrices = joint_to_world × mesh_to_joint */
+    double *skin_matrices;   /* [joint_count*16] skinning (glTF "joint") matrices, mesh space → world
+                              * for a vertex bound to joint j alone: joint_to_world_j × mesh_to_joint_j */
     double *morph_weights;   /* [target_count] */
     /* internal */
     int *order;              /* [node_count] nodes, parents before children */

@@ -3,10 +3,13 @@
  * Plain arrays only (no glTF here). Design and math: docs/solver.md and
  * ../shared/notes/solver-math.md.
  *
- * Spaces. Rest positions are in BIND space (the space the mesh vertices are
- * stored in). A solved bone transform T_i maps bind space to the target's
- * space (world for glTF): for a glTF skin, T_i = joint_world_i × inverse_bind_i,
- * so joint_world_i = T_i × bind_to_world_i. Skinned point s_j = Σ_i w_ij T_i [v_j;1].
+ * Spaces (docs/conventions.md). Rest positions are in the caller's REST
+ * space, whatever it is: the transfer passes rest_world = mesh_to_world × mesh
+ * rest (transfer.h), decompose its rest pose. A solved bone transform T_i maps
+ * rest space to the target's space (world for glTF); with bind_to_world_i the
+ * joint's bind matrix given in rest space, joint_world_i = T_i × bind_to_world_i
+ * (for a glTF skin solved in mesh space, T_i = joint_world_i × inverse_bind_i).
+ * Skinned point s_j = Σ_i w_ij T_i [v_j;1].
  *
  * Transform layout (everywhere in this header): one 3×4 affine matrix
  * [R | t] per bone as double[12], COLUMN-MAJOR like skinfit/math.h:
@@ -42,7 +45,7 @@ extern "C" {
  * (they add up). */
 typedef struct skf_solve_rig {
     size_t vertex_count;       /* N */
-    const double *rest;        /* [3N] bind-space rest positions, xyz per vertex */
+    const double *rest;        /* [3N] rest positions (rest space), xyz per vertex */
     const size_t *offsets;     /* [N+1], offsets[0] = 0, non-decreasing */
     const uint32_t *bone;      /* [offsets[N]] bone index < bone_count */
     const double *weight;      /* [offsets[N]] */
@@ -111,7 +114,7 @@ void skf_solver_free(skf_solver *s);
 
 size_t skf_solver_vertex_count(const skf_solver *s);
 size_t skf_solver_bone_count(const skf_solver *s);
-/* Rest bounding-box diagonal (bind space), the scale of the stopping test. */
+/* Rest bounding-box diagonal (rest space), the scale of the stopping test. */
 double skf_solver_diagonal(const skf_solver *s);
 /* Σ_j w_ij² of bone i (μ_i); bones with μ = 0 carry no information and keep
  * the transform passed in. */
@@ -178,14 +181,16 @@ void skf_transform34_apply(const double T[12], const double p[3], double out[3])
 
 /* Joint forest. parent[i] = index of the nearest ancestor that is a joint,
  * −1 for roots (free translation). bind_to_world: [B*16] column-major, the
- * joint's world matrix at bind time (= inverse of its inverse bind matrix);
+ * joint's world matrix at bind time in rest space (for a glTF skin in mesh
+ * space the inverse of its inverse bind matrix; the transfer passes
+ * mesh_to_world × that);
  * may carry uniform scale (e.g. Blender's 0.01), not shear. The joint indices
  * are the solver's bone indices. Caller-owned; copied.
  *
  * Model: joint_world_i = joint_world_parent × [local rotation | o_i] with the
  * local translation o_i fixed at its bind value (o_i = bind_parent⁻¹ · bind
  * position of i). Unknowns: one rotation per joint, one translation per
- * root. Hence, in bind space, T_i = [G_i | p_i − G_i b_i] with G_i rotations,
+ * root. Hence, in rest space, T_i = [G_i | p_i − G_i b_i] with G_i rotations,
  * b_i the bind world position of joint i, and p_i = p_parent + G_parent (b_i − b_parent):
  * ‖p_i − p_parent‖ = ‖b_i − b_parent‖ by construction. */
 typedef struct skf_skeleton {

@@ -4,7 +4,7 @@
  * back into glTF as node TRS keys.
  *
  * Spaces. Each rig is solved in its world at bind pose (docs/conventions.md):
- * rest_world = mesh_to_world × bind-space rest, and a solved skinning
+ * rest_world = mesh_to_world × mesh-space rest, and a solved skinning
  * transform T_i (solve.h 3x4 layout) maps rest_world → world. The
  * conversion to node TRS works with bind_to_world_i = inverse(inverse_bind_i)
  * per joint.

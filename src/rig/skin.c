@@ -17,7 +17,7 @@ void skf_pose_release(skf_pose *pose)
         return;
     skf_free(pose->local_trs);
     skf_free(pose->node_to_world);
-    skf_free(pose->mesh_to_world);
+    skf_free(pose->skin_matrices);
     skf_free(pose->morph_weights);
     skf_free(pose->order);
     skf_free(pose->node_first_target);
@@ -35,7 +35,7 @@ skf_status skf_pose_init(skf_pose *pose, const skf_rig *rig, skf_error *err)
     pose->scratch_size = nt > 4 ? nt : 4;
     pose->local_trs = skf_malloc_array(nn ? nn * 10 : 1, sizeof(double));
     pose->node_to_world = skf_malloc_array(nn ? nn * 16 : 1, sizeof(double));
-    pose->mesh_to_world = skf_malloc_array(nj ? nj * 16 : 1, sizeof(double));
+    pose->skin_matrices = skf_malloc_array(nj ? nj * 16 : 1, sizeof(double));
     pose->morph_weights = skf_malloc_array(nt ? nt : 1, sizeof(double));
     pose->order = skf_malloc_array(nn ? nn : 1, sizeof(int));
     pose->node_first_target = skf_malloc_array(nn ? nn : 1, sizeof(int));
@@ -44,7 +44,7 @@ skf_status skf_pose_init(skf_pose *pose, const skf_rig *rig, skf_error *err)
     /* depth < nn in an acyclic hierarchy (checked at rig build), so nn + 2
      * buckets hold every depth whatever the node-depth limit was. */
     size_t *count = skf_calloc(nn + 2, sizeof *count);
-    if (!pose->local_trs || !pose->node_to_world || !pose->mesh_to_world || !pose->morph_weights ||
+    if (!pose->local_trs || !pose->node_to_world || !pose->skin_matrices || !pose->morph_weights ||
         !pose->order || !pose->node_first_target || !pose->scratch || !depth || !count) {
         skf_free(depth);
         skf_free(count);
@@ -128,7 +128,7 @@ void skf_pose_eval(const skf_rig *rig, const skf_clip *clip, double t, skf_pose 
             memcpy(w, local_to_parent, sizeof local_to_parent);
     }
     for (size_t j = 0; j < rig->joint_count; ++j)
-        skf_mat4_mul(pose->mesh_to_world + 16 * j, pose->node_to_world + 16 * rig->joints[j].node,
+        skf_mat4_mul(pose->skin_matrices + 16 * j, pose->node_to_world + 16 * rig->joints[j].node,
                      rig->joints[j].mesh_to_joint);
 }
 
@@ -136,7 +136,7 @@ void skf_pose_eval(const skf_rig *rig, const skf_clip *clip, double t, skf_pose 
 static void skin_range(const skf_rig *rig, const skf_pose *pose, const skf_rig_part *P,
                        size_t first, size_t count, double *out, int nthreads)
 {
-    const double *M = pose->mesh_to_world;
+    const double *M = pose->skin_matrices;
     const size_t *off = rig->weight_offsets;
     const uint32_t *jj = rig->weight_joints;
     const double *ww = rig->weights;

@@ -4,8 +4,11 @@
  * of joint i is globalTransform(joint_i) × inverseBindMatrix_i, and a node's
  * global transform is the product of the local transforms from the root.
  *
- * Why: the solver works in bind space, where that identity holds whatever the
- * exporter's conventions: T_i = joint_world_i × inverse_bind_i. Hence
+ * Why: the converter takes skinning matrices, which map mesh space (the
+ * skin's bind space) to world, where that identity holds whatever the
+ * exporter's conventions: T_i = joint_world_i × inverse_bind_i (the transfer
+ * solves in rest_world and hands over T'_i × mesh_to_world,
+ * docs/conventions.md). Hence
  * joint_world_i = T_i × bind_i with bind_i = inverse(inverse_bind_i), and
  * the local transform is inverse(parent_world) × joint_world_i, where the
  * parent's world is itself solved (a joint) or rest (a non-joint node between

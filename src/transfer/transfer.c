@@ -873,7 +873,7 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
             /* glTF skinning matrix (mesh → world) into the solve space
              * (rest_world → world) */
             double m[16];
-            skf_mat4_mul(m, pose.mesh_to_world + 16 * i, world_to_mesh);
+            skf_mat4_mul(m, pose.skin_matrices + 16 * i, world_to_mesh);
             skf_transform34_from_mat4(m, out->free_transforms + (f * B + i) * 12);
         }
     }
