@@ -1,7 +1,7 @@
 /* skinfit/solve.h — per-frame bone-transform fitting for linear blend skinning.
  *
- * Plain arrays only (no glTF here). Design and math: docs/solver.md and
- * ../shared/notes/solver-math.md.
+ * Plain arrays only (no glTF here). Design and math: docs/solver.md (the
+ * derivations are its section "Derivations", D1–D7).
  *
  * Spaces (docs/conventions.md). Rest positions are in the caller's REST
  * space, whatever it is: the transfer passes rest_world = mesh_to_world × mesh

@@ -1,9 +1,8 @@
 /* Affine start: the global linear least-squares solution without rigidity.
  *
- * Reference: ../shared/notes/solver-math.md ("A start that needs no previous
- * frame"); the same linear system is the transform step of unconstrained
- * skinning decomposition (James & Twigg 2005, "Skinning Mesh Animations",
- * ACM TOG 24(3), §4).
+ * Reference: docs/solver.md, D4 (the derivation); the same linear system is
+ * the transform step of unconstrained skinning decomposition (James & Twigg
+ * 2005, "Skinning Mesh Animations", ACM TOG 24(3), §4).
  *
  * Stationarity of E in every T_i (no rigidity): Σ_k T_k M_ki = C_i for all i,
  * i.e. M Tᵀ = Cᵀ with M the 4B×4B block matrix [M_ik] — symmetric positive

@@ -2,7 +2,8 @@
  *
  * References: B. H. Le and Z. Deng, "Smooth Skinning Decomposition with Rigid
  * Bones", ACM TOG 31(6), 2012 (bone-by-bone transform update on moment sums);
- * B. K. P. Horn 1987 for the rigid fit (src/solve/horn.c).
+ * B. K. P. Horn 1987 for the rigid fit (src/solve/horn.c). Derivation:
+ * docs/solver.md, D2.
  *
  * With the other bones held, E as a function of T_i = [R | t] is
  *     f(T_i) = ⟨T_i M_ii, T_i⟩ − 2 ⟨T_i, Q_i⟩ + const,  Q_i = C_i − Σ_{k≠i} T_k M_ki.

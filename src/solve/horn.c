@@ -2,6 +2,7 @@
  *
  * Reference: B. K. P. Horn, "Closed-form solution of absolute orientation
  * using unit quaternions", J. Opt. Soc. Am. A 4(4):629–642, 1987.
+ * Derivation in our symbols: docs/solver.md, D3.
  *
  * Given the 3×3 cross-covariance H = Σ w (target)(source)ᵀ of centred point
  * sets, the rotation maximising ⟨R, H⟩ = trace(Rᵀ H) is the unit quaternion

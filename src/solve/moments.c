@@ -2,8 +2,8 @@
  *
  * Reference: B. H. Le and Z. Deng, "Smooth Skinning Decomposition with Rigid
  * Bones", ACM TOG 31(6), 2012 (SSDR) — the rewriting of the LBS energy through
- * per-bone-pair moment matrices that Dem Bones implements; notation of
- * ../shared/notes/solver-math.md.
+ * per-bone-pair moment matrices that Dem Bones implements; derivation and
+ * notation: docs/solver.md, D1.
  *
  * Once per rig:   M_ik = Σ_j w_ij w_kj ṽ_j ṽ_jᵀ   (4×4, bones i, k sharing a vertex)
  * Once per frame: C_i  = Σ_j w_ij u_j ṽ_jᵀ        (3×4), U = Σ_j ‖u_j‖²

@@ -10,6 +10,7 @@
  * A. George and J. W. H. Liu, "Computer Solution of Large Sparse Positive
  * Definite Systems", Prentice-Hall 1981, §4 (envelope / profile Cholesky);
  * moment sums from B. H. Le and Z. Deng 2012 (src/solve/moments.c).
+ * Derivation of g and H below: docs/solver.md, D5.
  *
  * Why: the bone sweeps (bone_sweep.c) are block coordinate descent. On a
  * target the rig cannot express exactly (a transfer onto different weights)

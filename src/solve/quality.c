@@ -1,8 +1,8 @@
 /* Quality metrics of a fitted clip: per-vertex errors and the clip-level
  * transfer quality.
  *
- * Reference: the transfer-quality measure of ../shared/notes/solver-math.md
- * ("Quality and errors"): quality = 1 − Σ_f Σ_j ‖s_fj − u_fj‖ / Σ_f Σ_j ‖u_fj − r_j‖,
+ * Reference: the transfer-quality measure of docs/solver.md, D7:
+ * quality = 1 − Σ_f Σ_j ‖s_fj − u_fj‖ / Σ_f Σ_j ‖u_fj − r_j‖,
  * summed over all constraint vertices of all frames together (a per-frame
  * ratio is unstable near the rest pose); errors as % of the target's rest
  * bounding-box diagonal. skf_vertex_errors is THE per-vertex error routine:

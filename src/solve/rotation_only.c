@@ -5,8 +5,8 @@
  * least-squares estimation of nonlinear parameters", SIAM J. Appl. Math.
  * 11(2), 1963 (damping scaled by diag(JᵀJ)); the rotation Jacobian of a
  * kinematic chain (a world-frame rotation δθ at joint a pivoting on its
- * position p_a moves a point x carried by a by δθ × (x − p_a)) as in
- * ../shared/notes/solver-math.md.
+ * position p_a moves a point x carried by a by δθ × (x − p_a)), derived with
+ * the normal equations from moment sums in docs/solver.md, D6.
  *
  * Model (docs/solver.md): joint_world_i = joint_world_parent × [local rotation | o_i]
  * with o_i fixed at the bind value. With uniform bind scales this is, in bind
