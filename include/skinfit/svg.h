@@ -224,11 +224,6 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
 skf_status skf_svg_render(const char *svg, size_t size, int width, int height, uint32_t background,
                           uint8_t **rgba, skf_error *err);
 
-/* Number formatting used for path data: shortest of fixed 7 decimals with
- * trailing zeros trimmed (|error| <= 5e-8); falls back to %.17g for huge values.
- * Writes at most 32 bytes plus NUL into buf and returns the length. */
-size_t skf_svg_format_number(char *buf, double v);
-
 #ifdef __cplusplus
 }
 #endif

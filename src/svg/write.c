@@ -22,7 +22,10 @@
 #define PH_V "\xEE\x80\x81"
 #define PH_END "\xEE\x80\x82"
 
-size_t skf_svg_format_number(char *buf, double v)
+/* Number formatting used for path data: shortest of fixed 7 decimals with
+ * trailing zeros trimmed (|error| <= 5e-8); falls back to %.17g for huge values.
+ * Writes at most 32 bytes plus NUL into buf and returns the length. */
+static size_t format_number(char *buf, double v)
 {
     if (!isfinite(v) || fabs(v) >= 1e11) {
         int n = snprintf(buf, 33, "%.17g", v);
@@ -78,10 +81,10 @@ static void put_xy(skfi_strbuf *b, const svgi_path *p, const double *q, char sep
     char num[40];
     if (sep)
         skfi_strbuf_put(b, &sep, 1);
-    size_t n = skf_svg_format_number(num, o[0]);
+    size_t n = format_number(num, o[0]);
     skfi_strbuf_put(b, num, n);
     skfi_strbuf_put(b, ",", 1);
-    n = skf_svg_format_number(num, o[1]);
+    n = format_number(num, o[1]);
     skfi_strbuf_put(b, num, n);
 }
 

@@ -73,8 +73,34 @@ static void test_mat3_invert(void)
     CHECK(!skf_mat3_invert(o, denorm, 0));
 }
 
+/* skf_quat_rotate and skf_mat4_transform_vector against the matrix of the
+ * same TRS: a vector takes rotation and scale but not the translation. */
+static void test_rotate_vector(void)
+{
+    double q[4] = {0, 0, sin(M_PI / 4), cos(M_PI / 4)}; /* +90 deg about z */
+    double v[3] = {1, 2, 3}, o[3];
+    skf_quat_rotate(o, q, v);
+    CHECK_NEAR(o[0], -2, 1e-15);
+    CHECK_NEAR(o[1], 1, 1e-15);
+    CHECK_NEAR(o[2], 3, 1e-15);
+    double t[3] = {5, -7, 9}, s[3] = {2, 3, 4}, g[4] = {0.3, -0.1, 0.6, 0.7}, m[16], r[9], w[3], p[3];
+    skf_quat_normalize(g);
+    skf_mat4_from_trs(m, t, g, s);
+    skf_quat_to_mat3(r, g);
+    double sv[3] = {s[0] * v[0], s[1] * v[1], s[2] * v[2]};
+    skf_quat_rotate(o, g, sv);
+    skf_mat4_transform_vector(w, m, v);
+    skf_mat4_transform_point(p, m, v);
+    for (int a = 0; a < 3; ++a) {
+        CHECK_NEAR(w[a], o[a], 1e-13);
+        CHECK_NEAR(p[a], o[a] + t[a], 1e-13);
+        CHECK_NEAR(o[a], r[a] * sv[0] + r[3 + a] * sv[1] + r[6 + a] * sv[2], 1e-13);
+    }
+}
+
 int main(void)
 {
+    test_rotate_vector();
     test_trs_roundtrip();
     test_shear_rejected();
     test_slerp_shortest();

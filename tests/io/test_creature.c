@@ -50,7 +50,7 @@ static size_t check_creature(const skf_gltf *d, size_t target, bool topology)
     CHECK(sk->joint_count == nj && nj >= 25 && nj <= 35);
     /* joints: names, parents, rest TRS = bind pose (global rest x IBM = I) */
     double *ibm = read_all(d, sk->inverse_bind_matrices);
-    double worst_bind = 0;
+    double worst_bind = 0, worst_pos = 0;
     for (size_t j = 0; j < nj; ++j) {
         int n = sk->joints[j];
         CHECK(!strcmp(d->nodes[n].name, skf_creature_joint_name(j)));
@@ -66,6 +66,11 @@ static size_t check_creature(const skf_gltf *d, size_t target, bool topology)
             skf_mat4_mul(g, g, l);
         }
         skf_mat4_mul(m, g, ibm + 16 * j);
+        /* the joint's published bind position is where the file's rest pose puts it */
+        double bp[3];
+        skf_creature_joint_bind_position(j, bp);
+        for (int a = 0; a < 3; ++a)
+            worst_pos = fmax(worst_pos, fabs(bp[a] - g[12 + a]));
         for (int e = 0; e < 16; ++e) {
             double dev = fabs(m[e] - (e % 5 == 0 ? 1.0 : 0.0));
             if (dev > worst_bind)
@@ -73,6 +78,7 @@ static size_t check_creature(const skf_gltf *d, size_t target, bool topology)
         }
     }
     CHECK_MSG(worst_bind < 1e-6, "rest pose x inverse bind deviates by %g", worst_bind);
+    CHECK_MSG(worst_pos < 1e-6, "skf_creature_joint_bind_position deviates from the rest pose by %g", worst_pos);
     /* weights: <= 4, non-negative, sum 1, zero slots use joint 0, no duplicates */
     double *w = read_all(d, aw), *nrm = read_all(d, an);
     uint32_t *jt = malloc(nv * 4 * sizeof *jt);

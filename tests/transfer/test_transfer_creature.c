@@ -123,6 +123,8 @@ int main(void)
         skf_transfer *tr;
         skf_transfer_clip c;
         run(src, src, SKF_TRANSFER_FREE, &tr, &c);
+        /* the session's list of source clips, as messages print it */
+        CHECK(tr && strcmp(skf_transfer_clip_list(tr), "Walk, Trot") == 0);
         size_t B = c.joint_count;
         double *ibm = malloc(B * 16 * sizeof(double));
         double *world = malloc(B * 16 * sizeof(double));
