@@ -7,8 +7,15 @@
  * (byte 1234), an element id (path#arm_left), or a frame (frame 17).
  * The library never prints and never exits; only tools/ does.
  *
+ * Beside the text, errors and warnings carry what a program acts on as data
+ * (as ufbx's ufbx_error does): a kind finer than the status where it helps
+ * (an unknown clip, an exceeded limit, a solve at its cap), the option field
+ * concerned, and the place as separate fields (file, JSON path, byte offset,
+ * element id, frame). The text names option FIELDS (max_sweeps), never
+ * command-line flags; tools/ maps fields to flags when it prints.
+ *
  * Ownership: an skf_error is caller-owned plain data (no release needed).
- * An skf_warnings list owns its strings; release with skf_warnings_release.
+ * An skf_warnings list owns its items' texts; release with skf_warnings_release.
  */
 #ifndef SKINFIT_BASE_H
 #define SKINFIT_BASE_H
@@ -37,14 +44,40 @@ typedef enum skf_status {
 } skf_status;
 
 #define SKF_ERROR_MESSAGE_MAX 1024
+#define SKF_LIMIT_NAME_MAX 32
+
+/* What happened, where the status alone is too coarse to act on. */
+typedef enum skf_error_kind {
+    SKF_KIND_UNSPECIFIED = 0, /* the status says it all */
+    SKF_KIND_UNKNOWN_CLIP,    /* no clip matched the name asked for (skf_error.name) */
+    SKF_KIND_LIMIT,           /* input exceeds the limit named `limit` (skf_limit_find) */
+    SKF_KIND_ITERATION_CAP,   /* a solve stopped at the cap set by option field `option` */
+    SKF_KIND_OPTION           /* the value of option field `option` cannot be used as given */
+} skf_error_kind;
+
+/* Where: each field on its own, empty ("" / -1) when it does not apply. */
+typedef struct skf_place {
+    char file[256];           /* file or document name, as the caller gave it */
+    char json_path[256];      /* "accessors[12].bufferView" */
+    int64_t byte_offset;      /* byte offset in the file */
+    char element[128];        /* element id ("path#arm_left") */
+    int64_t frame;            /* frame index */
+} skf_place;
 
 typedef struct skf_error {
     skf_status status;
     char message[SKF_ERROR_MESSAGE_MAX]; /* one line, no trailing newline */
+    skf_error_kind kind;
+    const char *option;       /* "skf_transfer_options.max_sweeps" (static), or NULL */
+    char limit[SKF_LIMIT_NAME_MAX]; /* SKF_KIND_LIMIT: the limit's name ("node-depth"), else "" */
+    char name[128];           /* the name asked for (SKF_KIND_UNKNOWN_CLIP), else "" */
+    skf_place place;
 } skf_error;
 
 /* Fill err (may be NULL) with status and a printf-style message; returns status.
- * Newlines in the formatted message are replaced by spaces. */
+ * Newlines in the formatted message are replaced by spaces. The data fields
+ * are reset (kind unspecified, place empty), except that a message carrying
+ * skf_limit_exceeded's tail gets kind SKF_KIND_LIMIT and that limit's name. */
 skf_status skf_fail(skf_error *err, skf_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 skf_status skf_failv(skf_error *err, skf_status status, const char *fmt, va_list ap);
@@ -54,16 +87,38 @@ void skf_error_prefix(skf_error *err, const char *fmt, ...) __attribute__((forma
 
 const char *skf_status_name(skf_status status);
 
-/* Recoverable oddities (weights renormalised, solve hit its cap, ...). */
+/* Set err's data fields after skf_fail (err may be NULL). skf_error_set_kind:
+ * option is a static string or NULL. skf_error_set_place: each argument left
+ * NULL / -1 keeps the field as it is, so callers can add what they know. */
+void skf_error_set_kind(skf_error *err, skf_error_kind kind, const char *option);
+void skf_error_set_place(skf_error *err, const char *file, const char *json_path, int64_t byte_offset,
+                         const char *element, int64_t frame);
+/* An empty place (strings "", numbers -1). */
+void skf_place_clear(skf_place *place);
+
+/* Recoverable oddities (weights renormalised, solve hit its cap, ...): one
+ * item each, text plus the same data an error carries. */
+typedef struct skf_warning {
+    char *text;               /* one line, owned */
+    skf_error_kind kind;
+    const char *option;       /* option field concerned (static), or NULL */
+    char limit[SKF_LIMIT_NAME_MAX]; /* the limit's name when the text carries its tail, else "" */
+    skf_place place;
+} skf_warning;
+
 typedef struct skf_warnings {
-    char **items;
+    skf_warning *items;
     size_t count;
     size_t capacity;
 } skf_warnings;
 
 /* Append a formatted warning; w may be NULL (then it is dropped). Allocation
- * failure drops the warning silently (warnings are advisory). */
+ * failure drops the warning silently (warnings are advisory). skf_warn_as
+ * also records kind and option and returns the item (NULL when dropped), so
+ * the caller can fill its place. */
 void skf_warn(skf_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+skf_warning *skf_warn_as(skf_warnings *w, skf_error_kind kind, const char *option, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void skf_warnings_release(skf_warnings *w);
 
 /* ---- allocation -------------------------------------------------------
@@ -112,8 +167,10 @@ skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size
  * counts, hierarchy depths. Each has a name (used by `skinfit --limit
  * NAME=N` and by $SKINFIT_LIMITS), a default, and a ceiling above which it
  * cannot be raised (where a fixed-size structure or the file format stops).
- * A reader that hits one fails with SKF_ERR_LIMIT and a one-line message
- *     "<file>: <place>: <what> exceeds the limit NAME=VALUE (raise it with --limit NAME=N)"
+ * A reader that hits one fails with SKF_ERR_LIMIT, kind SKF_KIND_LIMIT, the
+ * limit's name in skf_error.limit and a one-line message
+ *     "<file>: <place>: <what> exceeds the limit NAME=VALUE"
+ * (the CLI adds how to raise it: "(raise it with --limit NAME=N)").
  * Limits that only mirror a file format (GLB's 4 GiB, PC2's int32 counts,
  * glTF JOINTS' 65535) are not listed here: they are not adjustable and their
  * messages say they are the format's. docs/limits.md lists every limit.
@@ -173,8 +230,9 @@ bool skf_limits_format(char *out, size_t out_size);
 /* Restore every default. */
 void skf_limits_reset(void);
 
-/* The tail of a limit error, "the limit NAME=VALUE (raise it with --limit
- * NAME=N)", in a struct so it can be used inside one call's arguments:
+/* The tail of a limit error, "the limit NAME=VALUE", in a struct so it can be
+ * used inside one call's arguments (skf_fail recognises it and sets the
+ * error's kind and limit name):
  *     skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bones exceed %s", f, n,
  *              skf_limit_exceeded(SKF_LIMIT_BONES).text);
  * (the temporary lives until the end of that full expression, C11 6.2.4). */

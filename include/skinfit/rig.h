@@ -157,6 +157,12 @@ typedef struct skf_clip {
  * node's mesh target count. */
 skf_status skf_clip_from_gltf(const skf_gltf *doc, int animation, skf_clip **out,
                               skf_error *err);
+/* The animation index of clip `name`, matched as skf_gltf_find_animation
+ * does; -1 when none (or ambiguous) matches, with err (may be NULL) filled:
+ * SKF_ERR_ARGUMENT, kind SKF_KIND_UNKNOWN_CLIP, err->name = name, place file
+ * = doc->path and JSON path "animations", message
+ * "<file>: animations: no clip named '<name>'". */
+int skf_clip_find(const skf_gltf *doc, const char *name, skf_error *err);
 void skf_clip_free(skf_clip *clip);
 
 /* Short name of a clip: the part after the last '|' ("AnimalArmature|Walk"

@@ -61,19 +61,28 @@ static skf_status read_file(const char *path, size_t max_size, int limit_id,
 skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,
                          skf_error *err)
 {
-    return read_file(path, max_size, -1, NULL, data, size, err);
+    skf_status st = read_file(path, max_size, -1, NULL, data, size, err);
+    if (st)
+        skf_error_set_place(err, path, NULL, -1, NULL, -1);
+    return st;
 }
 
 skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
                                  skf_error *err)
 {
-    return read_file(path, skf_limit(id), (int)id, NULL, data, size, err);
+    skf_status st = read_file(path, skf_limit(id), (int)id, NULL, data, size, err);
+    if (st)
+        skf_error_set_place(err, path, NULL, -1, NULL, -1);
+    return st;
 }
 
 skf_status skf_read_file_limits(const char *path, const skf_limits *limits, skf_limit_id id,
                                 uint8_t **data, size_t *size, skf_error *err)
 {
-    return read_file(path, skf_limits_value(limits, id), (int)id, limits, data, size, err);
+    skf_status st = read_file(path, skf_limits_value(limits, id), (int)id, limits, data, size, err);
+    if (st)
+        skf_error_set_place(err, path, NULL, -1, NULL, -1);
+    return st;
 }
 
 /* Registry of open temporaries for signal-time cleanup. Fixed storage so the

@@ -272,8 +272,7 @@ skf_limit_text skf_limit_exceeded(skf_limit_id id)
         snprintf(t.text, sizeof t.text, "a limit");
         return t;
     }
-    snprintf(t.text, sizeof t.text, "the limit %s=%zu (raise it with --limit %s=N)", defs[id].name,
-             skf_limit(id), defs[id].name);
+    snprintf(t.text, sizeof t.text, "the limit %s=%zu", defs[id].name, skf_limit(id));
     return t;
 }
 

@@ -24,7 +24,8 @@ skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *er
     size_t N = c->N, F = c->F, K = d->max_influences, B = d->bone_count, D = 3 * N;
     size_t r = F < D ? F : D;
     if (M > r) {
-        skf_warn(c->warnings, "decompose: --pca %zu reduced to %zu (frames x coordinates)", M, r);
+        skf_warn_as(c->warnings, SKF_KIND_OPTION, "skf_decompose_options.pca_shapes",
+                    "decompose: pca_shapes %zu reduced to %zu (frames x coordinates)", M, r);
         M = r;
     }
     double *X = skf_malloc_array(F * D, sizeof *X);
@@ -38,7 +39,7 @@ skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *er
         skf_free(S);
         skf_free(U);
         skf_free(VT);
-        return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for --pca");
+        return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the PCA shapes");
     }
     long long FF = (long long)F;
 #pragma omp parallel for schedule(static)

@@ -92,8 +92,11 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     if (N == 0 || F == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: the animation has %zu vertices and %zu "
                         "frames (need at least one of each)", N, F);
-    if (K > 16)
-        return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: --max-influences %zu (at most 16)", K);
+    if (K > 16) {
+        skf_fail(err, SKF_ERR_ARGUMENT, "decompose: max_influences %zu (at most 16)", K);
+        skf_error_set_kind(err, SKF_KIND_OPTION, "skf_decompose_options.max_influences");
+        return SKF_ERR_ARGUMENT;
+    }
     if (!rest)
         rest = frames;
     for (size_t k = 0; k < 3 * N * F; ++k)
@@ -143,8 +146,9 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     if (init == SKF_DECOMPOSE_INIT_MEANSHIFT) {
         if (!tris || T == 0) {
             st = skf_fail(err, SKF_ERR_ARGUMENT,
-                          "decompose: mean shift (--auto-bones / --init meanshift) needs the "
-                          "mesh's triangles; give a rest mesh or use --bones N");
+                          "decompose: mean shift initialisation (init meanshift, or no bone count) needs "
+                          "the mesh's triangles; give a rest mesh or a bone_count");
+            skf_error_set_kind(err, SKF_KIND_OPTION, "skf_decompose_options.bone_count");
             goto done;
         }
         double h = opt.meanshift_bandwidth > 0 ? opt.meanshift_bandwidth : 0.3;
@@ -265,8 +269,9 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         }
     }
     if (it == iters)
-        skf_warn(opt.warnings, "decompose: stopped at the iteration cap max_iterations=%zu with the "
-                 "error still improving (raise it with --max-iterations N)", iters);
+        skf_warn_as(opt.warnings, SKF_KIND_ITERATION_CAP, "skf_decompose_options.max_iterations",
+                    "decompose: stopped at the iteration cap max_iterations=%zu with the error still "
+                    "improving", iters);
     if (nnls_at_cap)
         skf_warn(opt.warnings, "decompose: %zu of %zu weight solves stopped at the NNLS cap of "
                  "4n+16 active-set steps (n candidate bones; fixed) and kept their last feasible "

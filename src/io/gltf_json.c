@@ -25,7 +25,9 @@ skf_status skfi_fail(skfi_parser *p, skf_status st, const char *place, const cha
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return skf_fail(p->err, st, "%s: %s: %s", p->name, place, what);
+    skf_fail(p->err, st, "%s: %s: %s", p->name, place, what);
+    skf_error_set_place(p->err, p->name, place, -1, NULL, -1);
+    return st;
 }
 
 /* Format a place (JSON path) into a SKFI_PLACE_MAX buffer, truncating if needed. */

@@ -1318,15 +1318,17 @@ skf_status skf_gltf_load_memory_opts(const void *data, size_t size, const char *
         goto fail;
     }
     if (!root) {
+        size_t at = json_offset + (size_t)(je.position > 0 ? je.position : 0);
         st = skf_fail(err, SKF_ERR_FORMAT, "%s: byte %zu (line %d, column %d): JSON syntax error: %s",
-                      name, json_offset + (size_t)(je.position > 0 ? je.position : 0), je.line,
-                      je.column, je.text);
+                      name, at, je.line, je.column, je.text);
+        skf_error_set_place(err, name, NULL, (int64_t)at, NULL, -1);
         goto fail;
     }
     doc->json = root;
     if (!json_is_object(root)) {
         st = skf_fail(err, SKF_ERR_FORMAT, "%s: byte %zu: JSON root is not an object", name,
                       json_offset);
+        skf_error_set_place(err, name, NULL, (int64_t)json_offset, NULL, -1);
         goto fail;
     }
     if ((st = check_asset(&p, root)) ||

@@ -15,6 +15,23 @@ static size_t node_target_count(const skf_gltf *doc, int node)
     return doc->meshes[m].primitives[0].target_count;
 }
 
+int skf_clip_find(const skf_gltf *doc, const char *name, skf_error *err)
+{
+    int a = skf_gltf_find_animation(doc, name);
+    if (a >= 0)
+        return a;
+    const char *path = doc->path ? doc->path : "glTF";
+    skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s'", path, name ? name : "");
+    skf_error_set_kind(err, SKF_KIND_UNKNOWN_CLIP, NULL);
+    skf_error_set_place(err, path, "animations", -1, NULL, -1);
+    if (err && name) {
+        size_t n = strnlen(name, sizeof err->name - 1);
+        memcpy(err->name, name, n);
+        err->name[n] = 0;
+    }
+    return -1;
+}
+
 skf_status skf_clip_from_gltf(const skf_gltf *doc, int animation, skf_clip **out, skf_error *err)
 {
     const char *path = doc->path ? doc->path : "glTF";

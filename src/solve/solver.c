@@ -359,6 +359,7 @@ static skf_status frame_error(const skf_solver *s, size_t f, const double *targe
     if (rc == SKF_OK)
         rc = skf_fail(err, SKF_ERR_FORMAT, "target: coordinates too large");
     skf_error_prefix(err, "frame %zu", f);
+    skf_error_set_place(err, NULL, NULL, -1, NULL, (int64_t)f);
     return rc;
 }
 
@@ -474,8 +475,10 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
     size_t bad = SIZE_MAX;
     for (size_t f = 0; rc == SKF_OK && f < F; ++f) {
         rc = check_finite(transforms + f * B12, s->B, 12, "warm start", err);
-        if (rc != SKF_OK)
+        if (rc != SKF_OK) {
             skf_error_prefix(err, "frame %zu", f);
+            skf_error_set_place(err, NULL, NULL, -1, NULL, (int64_t)f);
+        }
     }
     if (rc != SKF_OK)
         return rc;

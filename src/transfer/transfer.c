@@ -385,10 +385,11 @@ static void warn_cap(const skf_transfer_clip *c, const skf_transfer_metrics *m, 
 {
     if (!m->present || !m->frames_at_cap)
         return;
-    skf_warn(w, "solver: %s: %s: %zu of %zu frames stopped at the %s cap %s=%d (raise it with %s N)",
-             skf_clip_short_name(c->name ? c->name : "clip"), run, m->frames_at_cap, c->frames,
-             lm ? "iteration" : "sweep", lm ? "max_lm_iterations" : "max_sweeps", m->iteration_cap,
-             lm ? "--max-lm-iterations" : "--max-sweeps");
+    skf_warn_as(w, SKF_KIND_ITERATION_CAP,
+                lm ? "skf_transfer_options.max_lm_iterations" : "skf_transfer_options.max_sweeps",
+                "solver: %s: %s: %zu of %zu frames stopped at the %s cap %s=%d",
+                skf_clip_short_name(c->name ? c->name : "clip"), run, m->frames_at_cap, c->frames,
+                lm ? "iteration" : "sweep", lm ? "max_lm_iterations" : "max_sweeps", m->iteration_cap);
 }
 
 void skf_transfer_clip_warn(const skf_transfer_clip *c, skf_warnings *w)
@@ -551,10 +552,14 @@ static skf_status play_source(skf_transfer *t, const char *clip_name, skf_transf
     memset(out, 0, sizeof *out);
     *src_seq = NULL;
     const skf_gltf *sd = t->source_doc;
-    int a = skf_gltf_find_animation(sd, clip_name);
-    if (a < 0)
-        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s' (available: %s)", doc_name(sd),
-                        clip_name, skf_transfer_clip_list(t));
+    int a = skf_clip_find(sd, clip_name, err); /* kind SKF_KIND_UNKNOWN_CLIP on a miss */
+    if (a < 0) {
+        if (err) {
+            size_t n = strlen(err->message);
+            snprintf(err->message + n, sizeof err->message - n, " (available: %s)", skf_transfer_clip_list(t));
+        }
+        return SKF_ERR_ARGUMENT;
+    }
     skf_clip *clip = NULL;
     skf_meshseq *seq = NULL;
     skf_status st = skf_clip_from_gltf(sd, a, &clip, err);

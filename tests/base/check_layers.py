@@ -10,7 +10,9 @@ Checks, over src/, tools/ and include/skinfit/:
      that F may use (ALLOWED below); a public header counts as a file of its folder;
   3. no cycle between source files: file a.c -> b.c when a.c uses a function that b.c
      defines (non-static) and a header declares; every strongly connected component
-     with more than one file is reported.
+     with more than one file is reported;
+  4. no string literal of the library (src/) names a command-line flag ("--max-sweeps"):
+     library texts name option fields, tools/ maps them to flags.
 Prints one line per violation and exits 1 when there is any, 0 otherwise.
 """
 import os
@@ -54,6 +56,7 @@ ALLOWED = {
                  "decompose", "svg", "batch"],
 }
 
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -79,8 +82,9 @@ def resolve(root, rel, name):
     return None
 
 
-def strip_code(text):
-    """C text without comments, string/char literals and preprocessor lines."""
+def strip_code(text, literals=None):
+    """C text without comments, string/char literals and preprocessor lines; the string
+    literals (with their line numbers) are appended to literals when given."""
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
@@ -96,6 +100,8 @@ def strip_code(text):
             j = i + 1
             while j < n and text[j] != c:
                 j += 2 if text[j] == "\\" else 1
+            if c == '"' and literals is not None:
+                literals.append((text.count("\n", 0, i) + 1, text[i + 1:j]))
             out.append(c + c)
             i = j + 1
         else:
@@ -236,7 +242,14 @@ def check(root):
             elif dst not in ALLOWED[src]:
                 bad.append(f"{rel}:{line}: #include \"{name}\": {src} may not use {dst} "
                            f"(allowed: {', '.join(ALLOWED[src]) or 'nothing'})")
-        code = strip_code(text)
+        literals = []
+        code = strip_code(text, literals)
+        if src not in (None, "tools"):
+            for line, lit in literals:
+                flag = FLAG.search(lit)
+                if flag:
+                    bad.append(f"{rel}:{line}: library text names the command-line flag '{flag.group(0)}' "
+                               f"(name the option field; tools/ maps it to the flag)")
         if rel.endswith(".h"):
             declared |= set(re.findall(r"([A-Za-z_]\w*)\s*\(", code))
         elif rel.endswith(".c"):
@@ -277,7 +290,8 @@ def self_test():
                          'static int helper(void) { return 1; }\nint sv_a(void) { return helper(); }\n',
         "src/solve/b.c": '#include "solve_internal.h"\n/* sv_a() in a comment is no use */\n'
                          'int sv_b(void) { return sv_a(); }\n',
-        "src/solve/c.c": '#include "solve_internal.h"\nint sv_c(void) { return sv_b(); }\n',
+        "src/solve/c.c": '#include "solve_internal.h"\nint sv_c(void) { return sv_b(); }\n'
+                         'const char *sv_msg = "raise it with --max-sweeps N"; /* "--in-comment" */\n',
         "src/solve/solve_internal.h": '#include "skinfit/solve.h"\nint sv_a(void);\nint sv_b(void);\n'
                                       'int sv_c(void);\n',
     }
@@ -291,6 +305,7 @@ def self_test():
         "include/skinfit/odd.h: public header not in HEADER_FOLDER",
         'src/solve/a.c:2: #include "skinfit/gltf.h": solve may not use io',
         "cycle between source files: src/solve/a.c -> src/solve/b.c (sv_b); src/solve/b.c -> src/solve/a.c (sv_a)",
+        "src/solve/c.c:3: library text names the command-line flag '--max-sweeps'",
     ]
     missing = [w for w in want if not any(b.startswith(w) for b in bad)]
     extra = [b for b in bad if not any(b.startswith(w) for w in want)]

@@ -248,7 +248,7 @@ int main(void)
             skf_warnings w = {0};
             CHECK_MSG(skf_gltf_write_glb(d, path, &w, &e) == SKF_OK, "%s", e.message);
             CHECK_MSG(w.count == 0, "creature needed %zu repairs: %s", w.count,
-                      w.count ? w.items[0] : "");
+                      w.count ? w.items[0].text : "");
             skf_warnings_release(&w);
             CHECK_MSG(skf_gltf_load(path, &back, NULL, &e) == SKF_OK, "%s", e.message);
             if (back) {

@@ -220,7 +220,7 @@ static skf_gltf *load_fixture(const char *json)
     skf_status st = skf_gltf_load_memory(glb, n, "fixture.glb", NULL, &d, &w, &e);
     CHECK_MSG(st == SKF_OK, "%s", e.message);
     for (size_t i = 0; i < w.count; ++i)
-        printf("  warning: %s\n", w.items[i]);
+        printf("  warning: %s\n", w.items[i].text);
     skf_warnings_release(&w);
     free(glb);
     return d;
@@ -328,8 +328,35 @@ static void test_document(void)
     free(doc);
 }
 
+/* The reader's errors carry their place as data beside the one-line text. */
+static void test_error_place(void)
+{
+    skf_gltf *d = NULL;
+    skf_error e;
+    const char *bad_index = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,"
+                            "\"uri\":\"data:application/octet-stream;base64,AAAAAA==\"}],"
+                            "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4}],"
+                            "\"accessors\":[{\"bufferView\":7,\"componentType\":5126,\"count\":1,"
+                            "\"type\":\"SCALAR\"}]}";
+    CHECK(skf_gltf_load_memory(bad_index, strlen(bad_index), "place.gltf", NULL, &d, NULL, &e) == SKF_ERR_FORMAT);
+    printf("  %s\n", e.message);
+    CHECK(!strcmp(e.place.file, "place.gltf"));
+    CHECK(!strcmp(e.place.json_path, "accessors[0].bufferView"));
+    CHECK(strstr(e.message, "place.gltf: accessors[0].bufferView: ") == e.message);
+    CHECK(e.place.byte_offset == -1 && e.place.frame == -1 && e.place.element[0] == 0);
+    CHECK(e.kind == SKF_KIND_UNSPECIFIED);
+    const char *syntax = "{\"asset\": {\"version\": \"2.0\"},, }";
+    CHECK(skf_gltf_load_memory(syntax, strlen(syntax), "syntax.gltf", NULL, &d, NULL, &e) == SKF_ERR_FORMAT);
+    printf("  %s\n", e.message);
+    char want[64];
+    snprintf(want, sizeof want, "syntax.gltf: byte %lld ", (long long)e.place.byte_offset);
+    CHECK(e.place.byte_offset > 0 && strstr(e.message, want) == e.message);
+    CHECK(!strcmp(e.place.file, "syntax.gltf") && e.place.json_path[0] == 0);
+}
+
 int main(void)
 {
+    test_error_place();
     test_accessors();
     test_document();
     return skf_test_done();

@@ -92,13 +92,13 @@ static void test_builder_and_layout(const char *dir)
     skf_warnings w = {0};
     CHECK_MSG(skf_gltf_write_glb(d, path, &w, &e) == SKF_OK, "%s", e.message);
     for (size_t i = 0; i < w.count; ++i)
-        printf("  warning: %s\n", w.items[i]);
+        printf("  warning: %s\n", w.items[i].text);
     /* skeleton repaired, weights renormalised, POSITION bounds added */
     bool skel = false, weights = false, bounds = false;
     for (size_t i = 0; i < w.count; ++i) {
-        skel |= strstr(w.items[i], "skins[0].skeleton") != NULL;
-        weights |= strstr(w.items[i], "renormalised") != NULL;
-        bounds |= strstr(w.items[i], "POSITION") != NULL;
+        skel |= strstr(w.items[i].text, "skins[0].skeleton") != NULL;
+        weights |= strstr(w.items[i].text, "renormalised") != NULL;
+        bounds |= strstr(w.items[i].text, "POSITION") != NULL;
     }
     CHECK(skel && weights && bounds && w.count == 3);
     skf_warnings_release(&w);
@@ -150,7 +150,7 @@ static void test_builder_and_layout(const char *dir)
         snprintf(path2, sizeof path2, "%s/builder2.glb", dir);
         skf_warnings w2 = {0};
         CHECK(skf_gltf_write_glb(b, path2, &w2, &e) == SKF_OK);
-        CHECK_MSG(w2.count == 0, "second write repaired again: %s", w2.count ? w2.items[0] : "");
+        CHECK_MSG(w2.count == 0, "second write repaired again: %s", w2.count ? w2.items[0].text : "");
         skf_warnings_release(&w2);
         unlink(path2);
     }
@@ -171,7 +171,7 @@ static void test_no_common_root(const char *dir)
     CHECK(skf_gltf_write_glb(d, path, &w, &e) == SKF_OK);
     bool dropped = false;
     for (size_t i = 0; i < w.count; ++i)
-        dropped |= strstr(w.items[i], "removed") != NULL;
+        dropped |= strstr(w.items[i].text, "removed") != NULL;
     CHECK(dropped);
     skf_warnings_release(&w);
     skf_gltf *b = NULL;
@@ -380,9 +380,9 @@ static void test_images(const char *dir)
     skf_gltf *d = load_and_write(dir, "images", json, path, out, &w), *b = NULL;
     if (!d)
         return;
-    CHECK(w.count == 1 && strstr(w.items[0], "images[2]"));
+    CHECK(w.count == 1 && strstr(w.items[0].text, "images[2]"));
     for (size_t i = 0; i < w.count; ++i)
-        printf("  warning: %s\n", w.items[i]);
+        printf("  warning: %s\n", w.items[i].text);
     skf_warnings_release(&w);
     CHECK(skf_gltf_load(out, &b, NULL, &e) == SKF_OK);
     if (b) {

@@ -35,7 +35,7 @@ static skf_gltf *load(const char *rel)
     skf_status st = skf_gltf_load(path, &d, &w, &e);
     CHECK_MSG(st == SKF_OK, "%s: %s", rel, st ? e.message : "");
     for (size_t i = 0; i < w.count; ++i)
-        printf("  warning: %s\n", w.items[i]);
+        printf("  warning: %s\n", w.items[i].text);
     skf_warnings_release(&w);
     if (d)
         check_gltf_invariants(d);

@@ -300,7 +300,7 @@ int main(void)
         free(before);
         free(after);
         for (size_t k = 0; k < w.count; ++k)
-            printf("  warning: %s\n", w.items[k]);
+            printf("  warning: %s\n", w.items[k].text);
         repairs += w.count;
         CHECK_MSG(skf_gltf_load(rt, &out, NULL, &e) == SKF_OK, "%s", e.message);
         size_t vals = 0, rp = 0;

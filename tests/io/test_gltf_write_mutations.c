@@ -54,7 +54,7 @@ int main(void)
     skf_warnings w = {0};
     CHECK(d && skf_gltf_write_glb(d, out, &w, &e) == SKF_OK);
     for (size_t i = 0; i < w.count; ++i)
-        printf("  warning: %s\n", w.items[i]);
+        printf("  warning: %s\n", w.items[i].text);
     CHECK(w.count == 2); /* POSITION and animation input bounds added */
     skf_warnings_release(&w);
     CHECK(skf_gltf_load(out, &b, NULL, &e) == SKF_OK);

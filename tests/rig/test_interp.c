@@ -1,6 +1,7 @@
 /* Keyframe interpolation (glTF 2.0 Appendix C) against hand-computed values,
  * frame-time rules, and skinning of a hand-built two-joint rig. */
 #include "check.h"
+#include "skinfit/creature.h"
 #include "skinfit/rig.h"
 #include "skinfit/math.h"
 
@@ -125,6 +126,27 @@ static void test_frames(void)
     c.end = c.duration = 35.0 / 24.0;
     c.key_rate = 35.0 / c.duration;
     CHECK(skf_clip_frame_count(&c, 0) == 36);
+}
+
+/* skf_clip_find: the lookup of skf_gltf_find_animation, and on a miss an
+ * error whose data names the clip and the place. */
+static void test_clip_find(void)
+{
+    skf_creature_options co = {800, 0};
+    skf_gltf *doc = NULL;
+    skf_error err;
+    CHECK(skf_creature_build(&co, &doc, &err) == SKF_OK);
+    if (!doc)
+        return;
+    CHECK(skf_clip_find(doc, "Trot", &err) == skf_gltf_find_animation(doc, "Trot"));
+    CHECK(skf_clip_find(doc, "Walk", NULL) == 0);
+    CHECK(skf_clip_find(doc, "Gallop", &err) == -1);
+    printf("  %s\n", err.message);
+    CHECK(err.status == SKF_ERR_ARGUMENT && err.kind == SKF_KIND_UNKNOWN_CLIP && !strcmp(err.name, "Gallop"));
+    CHECK(!strcmp(err.place.json_path, "animations") && !strcmp(err.place.file, doc->path ? doc->path : "glTF"));
+    CHECK(strstr(err.message, ": animations: no clip named 'Gallop'") != NULL);
+    CHECK(skf_clip_find(doc, "Gallop", NULL) == -1);
+    skf_gltf_free(doc);
 }
 
 static void test_short_name(void)
@@ -255,6 +277,7 @@ int main(void)
     test_cubic();
     test_frames();
     test_short_name();
+    test_clip_find();
     test_skin();
     return skf_test_done();
 }

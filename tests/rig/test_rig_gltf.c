@@ -121,7 +121,7 @@ static void test_synthetic(void)
     skf_warnings w = {0};
     CHECK_MSG(skf_rig_from_gltf(doc, 0, NULL, &r, &w, &err) == SKF_OK, "%s", err.message);
     for (size_t i = 0; i < w.count; ++i)
-        printf("warning: %s\n", w.items[i]);
+        printf("warning: %s\n", w.items[i].text);
     skf_warnings_release(&w);
     if (!r)
         return;

@@ -68,7 +68,7 @@ static inline skf_svg_character *svgt_load(const char *rel)
         exit(1);
     }
     for (size_t i = 0; i < w.count; ++i)
-        printf("warning: %s\n", w.items[i]);
+        printf("warning: %s\n", w.items[i].text);
     skf_warnings_release(&w);
     return c;
 }

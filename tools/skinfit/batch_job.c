@@ -53,13 +53,15 @@ static void strip_timing(json_t *report)
 static int fail_job(const skf_batch_job *job, const char *outdir, const char *stamp,
                     const skf_error *err)
 {
-    fprintf(stderr, "skinfit batch: job %s: %s\n", job->name, err->message);
+    char text[CLI_TEXT_MAX];
+    cli_error_text(err, text, sizeof text);
+    fprintf(stderr, "skinfit batch: job %s: %s\n", job->name, text);
     char *path = out_path(outdir, job->name, ".error.json");
     if (path) {
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(job->name));
         json_object_set_new(o, "status", json_string("failed"));
-        json_object_set_new(o, "message", json_string(err->message));
+        json_object_set_new(o, "message", json_string(text));
         json_object_set_new(o, "stamp", stamp ? json_string(stamp) : json_null());
         write_json(path, o);
         json_decref(o);

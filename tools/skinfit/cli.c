@@ -1,6 +1,9 @@
 /* CLI helpers: error reporting, progress on terminals, signals. */
 #include "cli.h"
 
+#include "skinfit/gltf.h"
+#include "skinfit/rig.h"
+
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -14,8 +17,118 @@
 
 int cli_report_error(const skf_error *err)
 {
-    fprintf(stderr, "skinfit: %s\n", err->message[0] ? err->message : skf_status_name(err->status));
+    char text[CLI_TEXT_MAX];
+    fprintf(stderr, "skinfit: %s\n", err->message[0] ? cli_error_text(err, text, sizeof text)
+                                                      : skf_status_name(err->status));
     return EXIT_BAD_INPUT;
+}
+
+/* Library option fields and the flags that set them. */
+static const struct {
+    const char *field, *flag;
+} flags_of_fields[] = {
+    {"skf_transfer_options.max_sweeps", "--max-sweeps"},
+    {"skf_transfer_options.max_lm_iterations", "--max-lm-iterations"},
+    {"skf_decompose_options.max_iterations", "--max-iterations"},
+    {"skf_decompose_options.max_influences", "--max-influences"},
+    {"skf_decompose_options.pca_shapes", "--pca"},
+    {"skf_decompose_options.bone_count", "--bones"},
+};
+
+const char *cli_flag_of(const char *option)
+{
+    for (size_t i = 0; option && i < sizeof flags_of_fields / sizeof *flags_of_fields; ++i)
+        if (!strcmp(flags_of_fields[i].field, option))
+            return flags_of_fields[i].flag;
+    return NULL;
+}
+
+/* Copy at most n bytes of s into out[*len..cap) and keep it terminated. */
+static void put(char *out, size_t cap, size_t *len, const char *s, size_t n)
+{
+    if (*len + 1 >= cap)
+        return;
+    if (n > cap - 1 - *len)
+        n = cap - 1 - *len;
+    memcpy(out + *len, s, n);
+    *len += n;
+    out[*len] = 0;
+}
+
+static bool word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static const char *user_text(const char *msg, skf_error_kind kind, const char *option, const char *limit,
+                             char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    const char *flag = cli_flag_of(option);
+    if (kind == SKF_KIND_LIMIT && limit[0]) {
+        const char *name = limit;
+        char tail[96], hint[128];
+        snprintf(tail, sizeof tail, "the limit %s=", name);
+        snprintf(hint, sizeof hint, " (raise it with --limit %s=N)", name);
+        const char *at = strstr(msg, tail);
+        size_t cut = strlen(msg);
+        if (at) {
+            cut = (size_t)(at - msg) + strlen(tail);
+            while (msg[cut] >= '0' && msg[cut] <= '9')
+                ++cut;
+        }
+        put(buf, cap, &len, msg, cut);
+        put(buf, cap, &len, hint, strlen(hint));
+        put(buf, cap, &len, msg + cut, strlen(msg + cut));
+    } else if (kind == SKF_KIND_ITERATION_CAP && flag) {
+        char hint[96];
+        snprintf(hint, sizeof hint, " (raise it with %s N)", flag);
+        put(buf, cap, &len, msg, strlen(msg));
+        put(buf, cap, &len, hint, strlen(hint));
+    } else if (kind == SKF_KIND_OPTION && flag) {
+        const char *field = strrchr(option, '.') ? strrchr(option, '.') + 1 : option;
+        size_t n = strlen(field);
+        const char *at = msg;
+        while ((at = strstr(at, field)) != NULL &&
+               ((at > msg && word_char(at[-1])) || word_char(at[n])))
+            at += n;
+        size_t cut = at ? (size_t)(at - msg) : strlen(msg);
+        put(buf, cap, &len, msg, cut);
+        if (at) {
+            put(buf, cap, &len, flag, strlen(flag));
+            put(buf, cap, &len, at + n, strlen(at + n));
+        }
+    } else {
+        put(buf, cap, &len, msg, strlen(msg));
+    }
+    return buf;
+}
+
+const char *cli_error_text(const skf_error *err, char *buf, size_t cap)
+{
+    return user_text(err->message, err->kind, err->option, err->limit, buf, cap);
+}
+
+const char *cli_warning_text(const skf_warning *w, char *buf, size_t cap)
+{
+    return user_text(w->text, w->kind, w->option, w->limit, buf, cap);
+}
+
+const char *cli_clip_names(const skf_gltf *doc, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t a = 0; a < doc->animation_count; ++a) {
+        const char *n = doc->animations[a].name ? doc->animations[a].name : "(unnamed)";
+        if (a)
+            put(buf, cap, &len, ", ", 2);
+        n = skf_clip_short_name(n);
+        put(buf, cap, &len, n, strlen(n));
+    }
+    if (!doc->animation_count)
+        put(buf, cap, &len, "none", 4);
+    return buf;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -31,8 +144,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 void cli_print_warnings(const skf_warnings *w)
 {
+    char text[CLI_TEXT_MAX];
     for (size_t i = 0; i < w->count; ++i)
-        fprintf(stderr, "skinfit: warning: %s\n", w->items[i]);
+        fprintf(stderr, "skinfit: warning: %s\n", cli_warning_text(&w->items[i], text, sizeof text));
 }
 
 double cli_now(void)

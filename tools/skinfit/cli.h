@@ -12,9 +12,26 @@ enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_QUALITY = 3 };
 #include "commands.def"
 #undef SKF_COMMAND
 
-/* Print "skinfit: <message>" on stderr; returns EXIT_BAD_INPUT (or
- * EXIT_USAGE for SKF_ERR_ARGUMENT when usage_for_argument). */
+/* Print "skinfit: <text>" on stderr, text = cli_error_text; returns EXIT_BAD_INPUT. */
 int cli_report_error(const skf_error *err);
+
+/* What the user sees of a library error or warning: its message plus the
+ * command-line hint its data calls for (the library names option fields,
+ * never flags): after a limit's tail "the limit NAME=VALUE" the words
+ * "(raise it with --limit NAME=N)"; for a solve at an option's cap
+ * "(raise it with FLAG N)"; for an unusable option value the field's name
+ * replaced by its flag. Returns buf (cap >= 1). */
+#define CLI_TEXT_MAX (SKF_ERROR_MESSAGE_MAX + 160)
+const char *cli_error_text(const skf_error *err, char *buf, size_t cap);
+const char *cli_warning_text(const skf_warning *w, char *buf, size_t cap);
+/* The flag that sets a library option field ("skf_transfer_options.max_sweeps"
+ * → "--max-sweeps"), or NULL. */
+const char *cli_flag_of(const char *option);
+
+/* The document's clips by short name, "Walk, Trot" ("none" when it has
+ * none), for "available:" hints; truncated to fit cap. Returns buf. */
+struct skf_gltf;
+const char *cli_clip_names(const struct skf_gltf *doc, char *buf, size_t cap);
 /* Print "skinfit <cmd>: <message>\n" plus a hint to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_print_warnings(const skf_warnings *w);

@@ -114,9 +114,9 @@ int cmd_bake(int argc, char **argv)
     cli_guard_gltf(&g, doc);
     if ((rc = cli_guard_check(&g)))
         goto done;
-    int anim = skf_gltf_find_animation(doc, clip_name);
+    int anim = skf_clip_find(doc, clip_name, &err);
     if (anim < 0) {
-        fprintf(stderr, "skinfit: %s: clip '%s' not found; available:", file, clip_name);
+        fprintf(stderr, "skinfit: %s: clip '%s' not found; available:", err.place.file, err.name);
         for (size_t i = 0; i < doc->animation_count; ++i)
             fprintf(stderr, "%s '%s'", i ? "," : "",
                     doc->animations[i].name ? doc->animations[i].name : "(unnamed)");

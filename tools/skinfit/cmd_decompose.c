@@ -84,10 +84,17 @@ static skf_status load_gltf_seq(const char *path, const char *clip_name, double 
     if (st)
         return st;
     cli_guard_gltf(g, doc);
-    int anim = clip_name ? skf_gltf_find_animation(doc, clip_name) : (doc->animation_count ? 0 : -1);
+    int anim = clip_name ? skf_clip_find(doc, clip_name, err) : (doc->animation_count ? 0 : -1);
     if (anim < 0) {
-        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: %s", path,
-                      clip_name ? "no clip of that name" : "the file has no animation");
+        if (!clip_name) {
+            st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: the file has no animation", path);
+        } else {
+            st = err->status;
+            char names[512];
+            size_t n = strlen(err->message);
+            snprintf(err->message + n, sizeof err->message - n, " (available: %s)",
+                     cli_clip_names(doc, names, sizeof names));
+        }
         goto done;
     }
     if ((st = skf_rig_from_gltf(doc, doc->skin_count ? 0 : -1, NULL, &rig, w, err)) ||
@@ -327,7 +334,8 @@ int cmd_decompose(int argc, char **argv)
     cli_progress_finish(&prog);
     if (st) {
         if (err.status == SKF_ERR_ARGUMENT) {
-            fprintf(stderr, "skinfit: %s: %s\n", input, err.message);
+            char text[CLI_TEXT_MAX];
+            fprintf(stderr, "skinfit: %s: %s\n", input, cli_error_text(&err, text, sizeof text));
             rc = EXIT_BAD_INPUT;
             goto done;
         }
@@ -375,8 +383,9 @@ int cmd_decompose(int argc, char **argv)
     cli_print_warnings(&w);
     if (report) {
         json_t *warr = json_array();
+        char wtext[CLI_TEXT_MAX];
         for (size_t i = 0; warr && i < w.count; ++i)
-            json_array_append_new(warr, json_string(w.items[i]));
+            json_array_append_new(warr, json_string(cli_warning_text(&w.items[i], wtext, sizeof wtext)));
         /* "O" (not "o"): jansson 2.14 does not release stolen arguments
          * when json_pack itself fails, so we keep and drop our references */
         json_t *jm = metrics_json(&d->metrics);

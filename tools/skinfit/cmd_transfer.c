@@ -301,23 +301,17 @@ int tr_command(int argc, char **argv, bool control_only)
         goto out_docs;
     if (!st)
         st = tr_resolve_clips(sdoc, names, name_count, all, &clips, &clip_count, &err);
-    /* every clip name must exist before any work starts */
+    /* every clip name must exist before any work starts; the hint lists the
+     * clips the source has */
     for (size_t c = 0; !st && c < clip_count; ++c)
-        if (skf_gltf_find_animation(sdoc, clips[c]) < 0) {
-            char list[1024];
-            size_t len = 0;
-            list[0] = 0;
-            for (size_t a = 0; a < sdoc->animation_count && len + 2 < sizeof list; ++a) {
-                const char *n = sdoc->animations[a].name ? sdoc->animations[a].name : "(unnamed)";
-                int w = snprintf(list + len, sizeof list - len, "%s%s", a ? ", " : "", skf_clip_short_name(n));
-                if (w < 0)
-                    break;
-                len += (size_t)w;
-                if (len >= sizeof list)
-                    len = sizeof list - 1;
+        if (skf_clip_find(sdoc, clips[c], &err) < 0) {
+            st = err.status;
+            if (err.kind == SKF_KIND_UNKNOWN_CLIP) {
+                char names[1024];
+                size_t n = strlen(err.message);
+                snprintf(err.message + n, sizeof err.message - n, " (available: %s)",
+                         cli_clip_names(sdoc, names, sizeof names));
             }
-            st = skf_fail(&err, SKF_ERR_ARGUMENT, "%s: animations: no clip named '%s' (available: %s)", source,
-                          clips[c], sdoc->animation_count ? list : "none");
         }
     if (!st && landmarks) {
         st = tr_read_landmarks(landmarks, &lm, &opt.landmark_count, &err);
