@@ -65,6 +65,10 @@ static void test_data(void)
     CHECK(skf_warn_as(NULL, SKF_KIND_OPTION, NULL, "dropped") == NULL);
     skf_warnings_release(&w);
     CHECK(w.count == 0 && w.items == NULL);
+    skf_place pl;
+    memset(&pl, 'x', sizeof pl);
+    skf_place_clear(&pl);
+    CHECK(pl.file[0] == 0 && pl.json_path[0] == 0 && pl.element[0] == 0 && pl.byte_offset == -1 && pl.frame == -1);
 }
 
 int main(void)
