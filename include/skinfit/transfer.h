@@ -197,7 +197,9 @@ void skf_transfer_clip_release(skf_transfer_clip *clip);
 /* Append to w (may be NULL) ONE warning per run of clip (control, free,
  * rotation-only) in which some frames stopped at the iteration cap, e.g.
  * "solver: Walk: free: 12 of 40 frames stopped at the sweep cap
- * max_sweeps=500 (raise it with --max-sweeps N)". Nothing when none did. */
+ * max_sweeps=500", kind SKF_KIND_ITERATION_CAP, option
+ * "skf_transfer_options.max_sweeps" (or .max_lm_iterations; the CLI adds the
+ * flag that raises it). Nothing when none did. */
 void skf_transfer_clip_warn(const skf_transfer_clip *clip, skf_warnings *w);
 
 typedef struct skf_transfer skf_transfer;

@@ -453,11 +453,11 @@ static void test_image_uris(const char *dir)
         return;
     CHECK_MSG(w.count == 4, "%zu warnings", w.count);
     for (size_t i = 0; i < w.count; ++i) {
-        printf("  warning: %s\n", w.items[i]);
+        printf("  warning: %s\n", w.items[i].text);
         char want[64];
         snprintf(want, sizeof want, "images[%zu].uri: '", i);
-        CHECK(strstr(w.items[i], want) && strstr(w.items[i], "cannot be resolved (") &&
-              strstr(w.items[i], "kept as an external URI"));
+        CHECK(strstr(w.items[i].text, want) && strstr(w.items[i].text, "cannot be resolved (") &&
+              strstr(w.items[i].text, "kept as an external URI"));
     }
     skf_warnings_release(&w);
     CHECK(skf_gltf_load(out, &b, NULL, &e) == SKF_OK);

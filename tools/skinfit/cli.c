@@ -79,7 +79,8 @@ static const char *user_text(const char *msg, skf_error_kind kind, const char *o
                 ++cut;
         }
         put(buf, cap, &len, msg, cut);
-        put(buf, cap, &len, hint, strlen(hint));
+        if (!strstr(msg + cut, "(set by the caller")) /* a per-call cap: no flag raises it */
+            put(buf, cap, &len, hint, strlen(hint));
         put(buf, cap, &len, msg + cut, strlen(msg + cut));
     } else if (kind == SKF_KIND_ITERATION_CAP && flag) {
         char hint[96];
