@@ -13,15 +13,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(d, data, size);
     d[size] = 0;
-    svgi_geom g;
+    skfi_svg_geom g;
     memset(&g, 0, sizeof g);
     size_t offset = 0;
     const char *what = NULL;
-    if (svgi_parse_path(d, &g, 100000, &offset, &what) == SKF_OK) {
+    if (skfi_svg_parse_path(d, &g, 100000, &offset, &what) == SKF_OK) {
         double box[4];
-        svgi_geom_bbox(&g, box);
+        skfi_svg_geom_bbox(&g, box);
     }
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     skf_free(d);
     return 0;
 }

@@ -4,7 +4,7 @@
 
 #include "skinfit/decompose.h"
 
-typedef struct dc_ctx {
+typedef struct skfi_decompose_ctx {
     size_t N, F;
     const double *frames; /* [F*3N] */
     const double *rest;   /* [3N] */
@@ -14,41 +14,41 @@ typedef struct dc_ctx {
     /* NNLS solves of the weight steps, and those that stopped at their cap
      * (4n + 16 active-set changes); reported once per run. May be NULL. */
     size_t *nnls_solves, *nnls_at_cap;
-} dc_ctx;
+} skfi_decompose_ctx;
 
 /* Rigid transforms of hard clusters: transforms[(f*B + b)*12] fitted by
  * weighted absolute orientation to the vertices labelled b (rest → frame f).
  * A cluster with < 3 vertices keeps identity rotation + centroid shift. */
-skf_status dc_fit_clusters(const dc_ctx *c, size_t B, const uint32_t *labels, double *transforms,
+skf_status skfi_decompose_fit_clusters(const skfi_decompose_ctx *c, size_t B, const uint32_t *labels, double *transforms,
                            skf_error *err);
 
 /* Grow (split / regrow, Le & Deng 2012) or shrink (merge the weakest)
  * clusters from *B_io labels to exactly `target` bones, then k-means
  * refinement rounds; labels [N] in/out, transforms [F*target*12] out. */
-skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_t *B_io,
+skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target, uint32_t *labels, size_t *B_io,
                          double *transforms, skf_error *err);
 
 /* Mean shift over per-triangle rotation sequences (James & Twigg 2005):
  * labels [N] out, *B out (number of proxy bones found). */
-skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, double bandwidth,
+skf_status skfi_decompose_init_meanshift(const skfi_decompose_ctx *c, size_t T, const uint32_t *tris, double bandwidth,
                              uint32_t *labels, size_t *B, skf_error *err);
 
 /* Per-vertex weights by NNLS on the simplex over candidate bones (≤ K
  * non-zeros): wb/w [N*K] out, sorted descending. */
-skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms, size_t K,
+skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, const double *transforms, size_t K,
                             uint32_t *wb, double *w, skf_error *err);
 
 /* Metrics of the decomposition d over all frames of c (decomposition.c),
  * frame by frame without a full reconstruction; with_shapes adds the
  * corrective shapes. */
-void dc_measure(const dc_ctx *c, const skf_decomposition *d, bool with_shapes,
+void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition *d, bool with_shapes,
                 skf_decompose_metrics *m);
 
 /* PCA of the rest-space residual; fills d->shapes / shape_weights. */
-skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *err);
+skf_status skfi_decompose_pca(const skfi_decompose_ctx *c, skf_decomposition *d, size_t M, skf_error *err);
 
 /* Sum of squared distances of vertex j over frames under rigid transform T
  * sequence (transforms of one bone with stride 12*B). */
-double dc_vertex_bone_error(const dc_ctx *c, size_t j, const double *T0, size_t stride);
+double skfi_decompose_vertex_bone_error(const skfi_decompose_ctx *c, size_t j, const double *T0, size_t stride);
 
 #endif

@@ -71,7 +71,7 @@ void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b,
     m->max_error_pct = diagonal > 0 ? 100.0 * m->max_error / diagonal : 0;
 }
 
-void dc_measure(const dc_ctx *c, const skf_decomposition *d, bool with_shapes,
+void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition *d, bool with_shapes,
                     skf_decompose_metrics *m)
 {
     size_t N = c->N;

@@ -79,7 +79,7 @@ static size_t nearest_mode(const double *y, const double *modes, size_t nm, size
     return best;
 }
 
-skf_status dc_init_meanshift(const dc_ctx *c, size_t T, const uint32_t *tris, double h,
+skf_status skfi_decompose_init_meanshift(const skfi_decompose_ctx *c, size_t T, const uint32_t *tris, double h,
                              uint32_t *labels, size_t *B_out, skf_error *err)
 {
     size_t N = c->N, F = c->F;

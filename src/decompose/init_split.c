@@ -25,7 +25,7 @@
 
 #define MIN_CLUSTER 3
 
-double dc_vertex_bone_error(const dc_ctx *c, size_t j, const double *T0, size_t stride)
+double skfi_decompose_vertex_bone_error(const skfi_decompose_ctx *c, size_t j, const double *T0, size_t stride)
 {
     const double *v = c->rest + 3 * j;
     double e = 0;
@@ -39,7 +39,7 @@ double dc_vertex_bone_error(const dc_ctx *c, size_t j, const double *T0, size_t 
     return e;
 }
 
-skf_status dc_fit_clusters(const dc_ctx *c, size_t B, const uint32_t *labels, double *transforms,
+skf_status skfi_decompose_fit_clusters(const skfi_decompose_ctx *c, size_t B, const uint32_t *labels, double *transforms,
                            skf_error *err)
 {
     size_t N = c->N, F = c->F;
@@ -109,7 +109,7 @@ skf_status dc_fit_clusters(const dc_ctx *c, size_t B, const uint32_t *labels, do
 }
 
 /* Reassign every vertex to its best bone; returns the number that moved. */
-static size_t reassign(const dc_ctx *c, size_t B, const double *transforms, uint32_t *labels)
+static size_t reassign(const skfi_decompose_ctx *c, size_t B, const double *transforms, uint32_t *labels)
 {
     size_t moved = 0;
     long long N = (long long)c->N;
@@ -119,7 +119,7 @@ static size_t reassign(const dc_ctx *c, size_t B, const double *transforms, uint
         double best = DBL_MAX;
         uint32_t arg = labels[j];
         for (size_t b = 0; b < B; ++b) {
-            double e = dc_vertex_bone_error(c, j, transforms + b * 12, B * 12);
+            double e = skfi_decompose_vertex_bone_error(c, j, transforms + b * 12, B * 12);
             if (e < best) {
                 best = e;
                 arg = (uint32_t)b;
@@ -134,7 +134,7 @@ static size_t reassign(const dc_ctx *c, size_t B, const double *transforms, uint
 
 /* Split cluster `from` into itself and `to`. Returns false when it has too
  * few vertices. err_j: per-vertex error under its own bone. */
-static bool split_cluster(const dc_ctx *c, uint32_t *labels, const double *err_j, uint32_t from,
+static bool split_cluster(const skfi_decompose_ctx *c, uint32_t *labels, const double *err_j, uint32_t from,
                           uint32_t to)
 {
     size_t N = c->N, n = 0, s = SIZE_MAX, m = SIZE_MAX;
@@ -227,18 +227,18 @@ static bool split_cluster(const dc_ctx *c, uint32_t *labels, const double *err_j
     return true;
 }
 
-static void vertex_errors(const dc_ctx *c, size_t B, const double *transforms,
+static void vertex_errors(const skfi_decompose_ctx *c, size_t B, const double *transforms,
                           const uint32_t *labels, double *e)
 {
     long long N = (long long)c->N;
 #pragma omp parallel for schedule(static)
     for (long long j = 0; j < N; ++j)
-        e[j] = dc_vertex_bone_error(c, (size_t)j, transforms + labels[j] * 12, B * 12);
+        e[j] = skfi_decompose_vertex_bone_error(c, (size_t)j, transforms + labels[j] * 12, B * 12);
 }
 
 /* Make every cluster hold ≥ MIN_CLUSTER vertices by splitting the worst
  * clusters into the small ones' labels. */
-static bool regrow(const dc_ctx *c, size_t B, double *transforms, uint32_t *labels, double *e,
+static bool regrow(const skfi_decompose_ctx *c, size_t B, double *transforms, uint32_t *labels, double *e,
                    size_t *count, double *cerr)
 {
     for (int guard = 0; guard < (int)(2 * B + 4); ++guard) {
@@ -273,7 +273,7 @@ static bool regrow(const dc_ctx *c, size_t B, double *transforms, uint32_t *labe
     return false;
 }
 
-skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_t *B_io,
+skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target, uint32_t *labels, size_t *B_io,
                          double *transforms, skf_error *err)
 {
     size_t N = c->N, B = *B_io;
@@ -304,7 +304,7 @@ skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_
         for (size_t b = 1; b < B; ++b)
             if (count[b] < count[small])
                 small = b;
-        if ((st = dc_fit_clusters(c, B, labels, transforms, err)))
+        if ((st = skfi_decompose_fit_clusters(c, B, labels, transforms, err)))
             goto done;
         for (size_t j = 0; j < N; ++j) {
             if (labels[j] != small)
@@ -314,7 +314,7 @@ skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_
             for (size_t b = 0; b < B; ++b) {
                 if (b == small)
                     continue;
-                double ev = dc_vertex_bone_error(c, j, transforms + b * 12, B * 12);
+                double ev = skfi_decompose_vertex_bone_error(c, j, transforms + b * 12, B * 12);
                 if (ev < best) {
                     best = ev;
                     arg = (uint32_t)b;
@@ -328,7 +328,7 @@ skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_
         --B;
     }
     for (int step = 0; step < 64; ++step) {
-        if ((st = dc_fit_clusters(c, B, labels, transforms, err)))
+        if ((st = skfi_decompose_fit_clusters(c, B, labels, transforms, err)))
             goto done;
         int rounds = B == target ? 12 : 4;
         for (int r = 0; r < rounds; ++r) {
@@ -341,7 +341,7 @@ skf_status dc_init_split(const dc_ctx *c, size_t target, uint32_t *labels, size_
                               B, MIN_CLUSTER, N);
                 goto done;
             }
-            if ((st = dc_fit_clusters(c, B, labels, transforms, err)))
+            if ((st = skfi_decompose_fit_clusters(c, B, labels, transforms, err)))
                 goto done;
             if (moved == 0)
                 break;

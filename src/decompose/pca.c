@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-skf_status dc_pca(const dc_ctx *c, skf_decomposition *d, size_t M, skf_error *err)
+skf_status skfi_decompose_pca(const skfi_decompose_ctx *c, skf_decomposition *d, size_t M, skf_error *err)
 {
     size_t N = c->N, F = c->F, K = d->max_influences, B = d->bone_count, D = 3 * N;
     size_t r = F < D ? F : D;

@@ -112,7 +112,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     double t0 = omp_get_wtime();
 
     size_t nnls_solves = 0, nnls_at_cap = 0;
-    dc_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
+    skfi_decompose_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
                 .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap};
     c.diag = skf_bbox_diagonal(N, rest);
     skf_status st = SKF_OK;
@@ -152,7 +152,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             goto done;
         }
         double h = opt.meanshift_bandwidth > 0 ? opt.meanshift_bandwidth : 0.3;
-        if ((st = dc_init_meanshift(&c, T, tris, h, labels, &B, err)))
+        if ((st = skfi_decompose_init_meanshift(&c, T, tris, h, labels, &B, err)))
             goto done;
         d->init_bones = B;
     }
@@ -171,7 +171,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         /* The clustering only seeds the alternation: on long animations it
          * runs on at most INIT_FRAMES evenly spaced frames (first and last
          * included), then every frame's cluster transforms are fitted. */
-        dc_ctx ci = c;
+        skfi_decompose_ctx ci = c;
         double *sub = NULL;
         if (F > INIT_FRAMES) {
             sub = skf_malloc_array(INIT_FRAMES * 3 * N, sizeof *sub);
@@ -185,9 +185,9 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             ci.frames = sub;
             ci.F = INIT_FRAMES;
         }
-        st = dc_init_split(&ci, target, labels, &B, d->transforms, err);
+        st = skfi_decompose_init_split(&ci, target, labels, &B, d->transforms, err);
         if (!st && sub)
-            st = dc_fit_clusters(&c, B, labels, d->transforms, err);
+            st = skfi_decompose_fit_clusters(&c, B, labels, d->transforms, err);
         skf_free(sub);
         if (st)
             goto done;
@@ -216,7 +216,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         d->weight[j * K] = 1;
     }
     skf_decompose_metrics m;
-    dc_measure(&c, d, false, &m);
+    skfi_decompose_measure(&c, d, false, &m);
     double best_rms = m.rms;
     memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
     memcpy(best_w, d->weight, N * K * sizeof *best_w);
@@ -226,7 +226,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     size_t it = 0;
     int stalled = 0;
     for (; it < iters; ++it) {
-        if ((st = dc_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, err)))
+        if ((st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, err)))
             goto done;
         to_csr(d, offsets, cbone, cweight);
         if (!solver) {
@@ -246,7 +246,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             goto done;
         if ((st = skf_solver_frames(solver, F, frames, d->transforms, NULL, err)))
             goto done;
-        dc_measure(&c, d, false, &m);
+        skfi_decompose_measure(&c, d, false, &m);
         double gain = best_rms - m.rms;
         if (m.rms < best_rms) {
             best_rms = m.rms;
@@ -281,7 +281,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     memcpy(d->weight, best_w, N * K * sizeof *best_w);
     memcpy(d->weight_bone, best_b, N * K * sizeof *best_b);
     joint_positions(d, labels);
-    dc_measure(&c, d, false, &d->metrics);
+    skfi_decompose_measure(&c, d, false, &d->metrics);
     d->metrics_pca = d->metrics;
     {
         size_t unused = 0;
@@ -298,9 +298,9 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                      "(they are kept as joints)", unused, B);
     }
     if (opt.pca_shapes) {
-        if ((st = dc_pca(&c, d, opt.pca_shapes, err)))
+        if ((st = skfi_decompose_pca(&c, d, opt.pca_shapes, err)))
             goto done;
-        dc_measure(&c, d, true, &d->metrics_pca);
+        skfi_decompose_measure(&c, d, true, &d->metrics_pca);
     }
     d->size_ratio = ((double)N * 3 + (double)N * (double)K * 2 + (double)F * (double)B * 7 +
                      (double)d->shape_count * (double)N * 3 + (double)F * (double)d->shape_count) /

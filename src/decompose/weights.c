@@ -21,7 +21,7 @@
 
 #define MAX_CAND 64
 
-skf_status dc_solve_weights(const dc_ctx *c, size_t B, const double *transforms, size_t K,
+skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, const double *transforms, size_t K,
                             uint32_t *wb, double *w, skf_error *err)
 {
     size_t N = c->N, F = c->F;

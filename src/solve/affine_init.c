@@ -27,7 +27,7 @@
 #include <math.h>
 #include <string.h>
 
-skf_status skf__solve_affine_factor(skf_solver *s, skf_error *err)
+skf_status skfi_solve_affine_factor(skf_solver *s, skf_error *err)
 {
     const size_t B = s->B, D = 4 * B;
     skf_free(s->chol);
@@ -100,7 +100,7 @@ static void chol_solve(const double *L, size_t D, double *X)
     }
 }
 
-void skf__solve_affine_start(const skf_solver *s, skf_solve_ws *ws, const double *fallback)
+void skfi_solve_affine_start(const skf_solver *s, skfi_solve_ws *ws, const double *fallback)
 {
     const size_t B = s->B, D = 4 * B;
     double *X = ws->rhs;

@@ -33,7 +33,7 @@ static double local_f(const double *T, const double *M, const double *Q)
 }
 
 /* One bone: returns the decrease of E (≥ 0 up to rounding). */
-static double update_bone(const skf_solver *s, const skf_solve_ws *ws, double *T, size_t i)
+static double update_bone(const skf_solver *s, const skfi_solve_ws *ws, double *T, size_t i)
 {
     double Q[12];
     memcpy(Q, ws->C + 12 * i, sizeof Q);
@@ -73,7 +73,7 @@ static double update_bone(const skf_solver *s, const skf_solve_ws *ws, double *T
     return dec > 0 ? dec : 0;
 }
 
-void skf__solve_sweeps(const skf_solver *s, const skf_solve_ws *ws, double *T, skf_solve_stats *st,
+void skfi_solve_sweeps(const skf_solver *s, const skfi_solve_ws *ws, double *T, skf_solve_stats *st,
                        int max_sweeps)
 {
     const double stop = s->opt.tolerance * (double)s->n * s->diag * s->diag;

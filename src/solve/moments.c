@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-skf_status skf__solve_moments(skf_solver *s, skf_error *err)
+skf_status skfi_solve_moments(skf_solver *s, skf_error *err)
 {
     const size_t B = s->B, n = s->n;
     skf_free(s->nb_off);
@@ -138,7 +138,7 @@ static void block_range(const skf_solver *s, size_t blk, size_t *j0, size_t *j1)
         *j1 = s->n;
 }
 
-static void moments_block(const skf_solver *s, skf_solve_ws *ws, const double *target, size_t blk)
+static void moments_block(const skf_solver *s, skfi_solve_ws *ws, const double *target, size_t blk)
 {
     const size_t B12 = s->B * 12;
     double *C = ws->Cblk + blk * B12;
@@ -163,7 +163,7 @@ static void moments_block(const skf_solver *s, skf_solve_ws *ws, const double *t
     ws->sblk[blk] = U;
 }
 
-void skf__solve_frame_moments(const skf_solver *s, skf_solve_ws *ws, const double *target,
+void skfi_solve_frame_moments(const skf_solver *s, skfi_solve_ws *ws, const double *target,
                               bool parallel)
 {
     const size_t B12 = s->B * 12;
@@ -199,7 +199,7 @@ static double pair_term(const double *Ta, const double *M, const double *Tb)
     return e;
 }
 
-double skf__solve_energy(const skf_solver *s, const skf_solve_ws *ws, const double *T)
+double skfi_solve_energy(const skf_solver *s, const skfi_solve_ws *ws, const double *T)
 {
     double lin = 0, quad = 0;
     for (size_t i = 0; i < s->B; ++i) {
@@ -217,7 +217,7 @@ double skf__solve_energy(const skf_solver *s, const skf_solve_ws *ws, const doub
     return ws->U - 2 * lin + quad;
 }
 
-static void residual_block(const skf_solver *s, skf_solve_ws *ws, const double *T,
+static void residual_block(const skf_solver *s, skfi_solve_ws *ws, const double *T,
                            const double *target, size_t blk)
 {
     size_t j0, j1;
@@ -237,7 +237,7 @@ static void residual_block(const skf_solver *s, skf_solve_ws *ws, const double *
     ws->sblk[blk] = sum;
 }
 
-double skf__solve_residual(const skf_solver *s, skf_solve_ws *ws, const double *T,
+double skfi_solve_residual(const skf_solver *s, skfi_solve_ws *ws, const double *T,
                            const double *target, bool parallel)
 {
     const long nb = (long)s->blocks;

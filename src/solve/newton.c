@@ -118,7 +118,7 @@ static void rcm_order(const skf_solver *s, size_t *order, size_t *deg, bool *see
     }
 }
 
-skf_status skf__solve_newton_setup(skf_solver *s, skf_error *err)
+skf_status skfi_solve_newton_setup(skf_solver *s, skf_error *err)
 {
     skf_free(s->nt_act);
     skf_free(s->nt_first);
@@ -306,7 +306,7 @@ static void put_skew(double *blk, int r0, int c0, const double y[3], double sign
 }
 
 /* Pivots c_i, Y_i, G_i and the gradient g at T. */
-static void gradient(const skf_solver *s, skf_solve_ws *ws, const double *T)
+static void gradient(const skf_solver *s, skfi_solve_ws *ws, const double *T)
 {
     double *g = ws->ntg;
     for (size_t i = 0; i < s->B; ++i) {
@@ -351,7 +351,7 @@ static void gradient(const skf_solver *s, skf_solve_ws *ws, const double *T)
 
 /* H (strict upper triangle + hd diagonal) and the damping diagonal D from
  * the Y_i, G_i of gradient(). */
-static void hessian(const skf_solver *s, skf_solve_ws *ws)
+static void hessian(const skf_solver *s, skfi_solve_ws *ws)
 {
     const size_t n = 6 * s->nt_count;
     double *H = ws->ntH, *hd = ws->nthd, *D = ws->ntD;
@@ -422,7 +422,7 @@ static void hessian(const skf_solver *s, skf_solve_ws *ws)
 
 /* Apply x to T into Tn (active bones; others copied) and return the exact
  * change of E (moment form, without U). */
-static double trial(const skf_solver *s, skf_solve_ws *ws, const double *T, const double *x,
+static double trial(const skf_solver *s, skfi_solve_ws *ws, const double *T, const double *x,
                     double *Tn)
 {
     double *Dl = ws->ntDelta;
@@ -463,7 +463,7 @@ static double trial(const skf_solver *s, skf_solve_ws *ws, const double *T, cons
     return 2 * lin + quad;
 }
 
-skf_newton_result skf__solve_newton(const skf_solver *s, skf_solve_ws *ws, double *T,
+skfi_newton_result skfi_solve_newton(const skf_solver *s, skfi_solve_ws *ws, double *T,
                                     int max_iterations, int *iterations)
 {
     const size_t n = 6 * s->nt_count;

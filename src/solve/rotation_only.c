@@ -50,7 +50,7 @@ struct skf_rotonly {
     double *acc;           /* [B²·16] per joint pair (a,b): Σ G (9), Σ g (3), Σ h (3), Σ μ (1) */
     double *accZ;          /* [9B] per joint: Σ_{i in subtree} (S_i − T_i C_iᵀ) */
     double *accz;          /* [3B] per joint: Σ_{i in subtree} (H_i − c_i) */
-    skf_solve_ws ws;       /* C_i, U of the frame (moments.c) */
+    skfi_solve_ws ws;       /* C_i, U of the frame (moments.c) */
 };
 
 static void mat3_mul(double out[9], const double a[9], const double b[9]) /* column-major */
@@ -134,7 +134,7 @@ static void forward(const skf_rotonly *r, const double *Q, double *G, double *p,
 /* Σ_j ‖s_j − u_j‖² by a direct pass (the reported residual). */
 static double direct_residual(skf_rotonly *r, const double *T, const double *target)
 {
-    return skf__solve_residual(r->s, &r->ws, T, target, r->s->threads > 1);
+    return skfi_solve_residual(r->s, &r->ws, T, target, r->s->threads > 1);
 }
 
 /* JᵀJ (upper triangle, column-major) and Jᵀr from moment sums — no pass over
@@ -344,7 +344,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
         ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->JtJ && r->A &&
-             r->Jtr && r->x && r->acc && r->accZ && r->accz && skf__solve_ws_init(solver, &r->ws, false) == SKF_OK;
+             r->Jtr && r->x && r->acc && r->accZ && r->accz && skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
     if (!ok) {
         skf_rotonly_free(r);
@@ -362,7 +362,7 @@ void skf_rotonly_free(skf_rotonly *r)
                     r->pc, r->T, r->Tc, r->JtJ, r->A, r->Jtr, r->x, r->acc, r->accZ, r->accz};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
-    skf__solve_ws_release(&r->ws);
+    skfi_solve_ws_release(&r->ws);
     skf_free(r);
 }
 
@@ -395,7 +395,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
                              double *transforms, bool prev_valid, skf_rotonly_stats *stats,
                              skf_error *err)
 {
-    skf__solve_count_rotonly();
+    skfi_solve_count_rotonly();
     const skf_solver *s = r->s;
     const size_t B = r->B, P = r->P, n = s->n;
     for (size_t e = 0; e < 3 * n; ++e)
@@ -409,17 +409,17 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
     memset(&st, 0, sizeof st);
 
     /* C_i, U of this frame: every later energy and derivative is a moment sum */
-    skf__solve_frame_moments(s, &r->ws, target, s->threads > 1);
+    skfi_solve_frame_moments(s, &r->ws, target, s->threads > 1);
     /* start: free solution, or the previous result when that is lower */
     state_from(r, free_transforms);
-    double E = skf__solve_energy(s, &r->ws, r->T);
+    double E = skfi_solve_energy(s, &r->ws, r->T);
     if (prev_valid) {
         memcpy(r->Qc, r->Q, 9 * B * sizeof(double));
         memcpy(r->Gc, r->G, 9 * B * sizeof(double));
         memcpy(r->pc, r->p, 3 * B * sizeof(double));
         memcpy(r->Tc, r->T, 12 * B * sizeof(double));
         state_from(r, transforms);
-        double Ep = skf__solve_energy(s, &r->ws, r->T);
+        double Ep = skfi_solve_energy(s, &r->ws, r->T);
         if (!(Ep < E)) {
             memcpy(r->Q, r->Qc, 9 * B * sizeof(double));
             memcpy(r->G, r->Gc, 9 * B * sizeof(double));
@@ -494,7 +494,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
                 orthonormalise(r->Qc + 9 * i);
             }
             forward(r, r->Qc, r->Gc, r->pc, r->Tc);
-            double Ec = skf__solve_energy(s, &r->ws, r->Tc);
+            double Ec = skfi_solve_energy(s, &r->ws, r->Tc);
             if (Ec < E) {
                 dec = E - Ec;
                 E = Ec;

@@ -8,14 +8,14 @@
 
 #include <stddef.h>
 
-typedef struct skf__solve_counts {
+typedef struct skfi_solve_counts {
     size_t solvers;        /* skf_solver_new calls that returned a solver */
     size_t clips;          /* skf_solver_clip calls */
     size_t frame_sets;     /* skf_solver_frames calls */
     size_t frames;         /* skf_solver_frame calls */
     size_t rotonly_frames; /* skf_rotonly_frame calls */
-} skf__solve_counts;
+} skfi_solve_counts;
 
-void skf__solve_counts_get(skf__solve_counts *out);
+void skfi_solve_counts_get(skfi_solve_counts *out);
 
 #endif

@@ -25,16 +25,16 @@
 #define SKF_SOLVE_NEWTON_CHORD 4
 
 /* rotation_only.c's share of the debug counters (solve_counts.h) */
-void skf__solve_count_rotonly(void);
+void skfi_solve_count_rotonly(void);
 
-typedef enum skf_newton_result {
+typedef enum skfi_newton_result {
     SKF_NEWTON_CONVERGED, /* a step lowered E (or promised to) by < tolerance·N·diag² */
     SKF_NEWTON_CAP,       /* max_iterations reached */
     SKF_NEWTON_STUCK      /* no damped step lowered E (rounding level): fall back to sweeps */
-} skf_newton_result;
+} skfi_newton_result;
 
 /* Per-thread scratch for one frame solve. */
-typedef struct skf_solve_ws {
+typedef struct skfi_solve_ws {
     double *C;       /* [B*12] C_i = Σ_j w_ij u_j ṽ_jᵀ (3×4 column-major) */
     double *Cblk;    /* [blocks*B*12] per-block partial sums */
     double *sblk;    /* [blocks] per-block scalar partial sums */
@@ -54,7 +54,7 @@ typedef struct skf_solve_ws {
     double *ntC;     /* [B*3] rotation pivots c_i */
     double *ntTn;    /* [B*12] trial transforms */
     double *ntDelta; /* [B*12] trial − current */
-} skf_solve_ws;
+} skfi_solve_ws;
 
 struct skf_solver {
     size_t n, B;
@@ -88,39 +88,39 @@ struct skf_solver {
     size_t nt_count;       /* active bones */
 
     size_t blocks;
-    skf_solve_ws ws;       /* scratch of skf_solver_frame */
+    skfi_solve_ws ws;       /* scratch of skf_solver_frame */
 };
 
 /* moments.c */
-skf_status skf__solve_moments(skf_solver *s, skf_error *err);
+skf_status skfi_solve_moments(skf_solver *s, skf_error *err);
 /* Per-frame pass: ws->C, ws->U from target [3N]. */
-void skf__solve_frame_moments(const skf_solver *s, skf_solve_ws *ws, const double *target,
+void skfi_solve_frame_moments(const skf_solver *s, skfi_solve_ws *ws, const double *target,
                               bool parallel);
 /* E(T) in moment form. */
-double skf__solve_energy(const skf_solver *s, const skf_solve_ws *ws, const double *T);
+double skfi_solve_energy(const skf_solver *s, const skfi_solve_ws *ws, const double *T);
 /* Σ_j ‖s_j − u_j‖² by a direct pass (block-ordered sums). */
-double skf__solve_residual(const skf_solver *s, skf_solve_ws *ws, const double *T,
+double skfi_solve_residual(const skf_solver *s, skfi_solve_ws *ws, const double *T,
                            const double *target, bool parallel);
 
 /* affine_init.c */
-skf_status skf__solve_affine_factor(skf_solver *s, skf_error *err);
+skf_status skfi_solve_affine_factor(skf_solver *s, skf_error *err);
 /* Affine start projected to rotations into ws->Taff; bones with μ = 0 copy
  * fallback. */
-void skf__solve_affine_start(const skf_solver *s, skf_solve_ws *ws, const double *fallback);
+void skfi_solve_affine_start(const skf_solver *s, skfi_solve_ws *ws, const double *fallback);
 
 /* bone_sweep.c: Gauss–Seidel sweeps from T (in/out), at most max_sweeps;
  * adds to st->sweeps, sets st->hit_cap (true when stopped by the cap). */
-void skf__solve_sweeps(const skf_solver *s, const skf_solve_ws *ws, double *T,
+void skfi_solve_sweeps(const skf_solver *s, const skfi_solve_ws *ws, double *T,
                        skf_solve_stats *st, int max_sweeps);
 
 /* newton.c: per-rig setup (active bones, envelope), after the moments. */
-skf_status skf__solve_newton_setup(skf_solver *s, skf_error *err);
+skf_status skfi_solve_newton_setup(skf_solver *s, skf_error *err);
 /* Damped Newton iterations from T (in/out); E never increases. */
-skf_newton_result skf__solve_newton(const skf_solver *s, skf_solve_ws *ws, double *T,
+skfi_newton_result skfi_solve_newton(const skf_solver *s, skfi_solve_ws *ws, double *T,
                                     int max_iterations, int *iterations);
 
 /* newton: also the Newton buffers (when the solver uses Newton steps). */
-skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws, bool newton);
-void skf__solve_ws_release(skf_solve_ws *ws);
+skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton);
+void skfi_solve_ws_release(skfi_solve_ws *ws);
 
 #endif

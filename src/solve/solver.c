@@ -16,15 +16,15 @@
 #include <stdatomic.h>
 #include <string.h>
 
-/* solve_counts.h; rotation_only.c bumps its own through skf__solve_count_rotonly */
+/* solve_counts.h; rotation_only.c bumps its own through skfi_solve_count_rotonly */
 static atomic_size_t count_solvers, count_clips, count_frame_sets, count_frames, count_rotonly;
 
-void skf__solve_count_rotonly(void)
+void skfi_solve_count_rotonly(void)
 {
     atomic_fetch_add(&count_rotonly, 1);
 }
 
-void skf__solve_counts_get(skf__solve_counts *out)
+void skfi_solve_counts_get(skfi_solve_counts *out)
 {
     out->solvers = atomic_load(&count_solvers);
     out->clips = atomic_load(&count_clips);
@@ -54,7 +54,7 @@ static void resolve_options(skf_solve_options *o, const skf_solve_options *in)
         o->warmup_sweeps = 1;
 }
 
-skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws, bool newton)
+skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton)
 {
     const size_t B12 = s->B * 12;
     memset(ws, 0, sizeof *ws);
@@ -65,7 +65,7 @@ skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws, bool newton
     ws->rhs = skf_malloc_array(s->B * 12, sizeof *ws->rhs);
     ws->rhs2 = skf_malloc_array(s->B * 12, sizeof *ws->rhs2);
     if (!ws->C || !ws->Cblk || !ws->sblk || !ws->Taff || !ws->rhs || !ws->rhs2) {
-        skf__solve_ws_release(ws);
+        skfi_solve_ws_release(ws);
         return SKF_ERR_NOMEM;
     }
     if (newton && s->nt_enabled) {
@@ -83,14 +83,14 @@ skf_status skf__solve_ws_init(const skf_solver *s, skf_solve_ws *ws, bool newton
         ws->ntDelta = skf_malloc_array(B12, sizeof *ws->ntDelta);
         if (!ws->ntH || !ws->nthd || !ws->ntd || !ws->ntD || !ws->ntg || !ws->ntx || !ws->ntG ||
             !ws->ntY || !ws->ntC || !ws->ntTn || !ws->ntDelta) {
-            skf__solve_ws_release(ws);
+            skfi_solve_ws_release(ws);
             return SKF_ERR_NOMEM;
         }
     }
     return SKF_OK;
 }
 
-void skf__solve_ws_release(skf_solve_ws *ws)
+void skfi_solve_ws_release(skfi_solve_ws *ws)
 {
     skf_free(ws->C);
     skf_free(ws->Cblk);
@@ -219,7 +219,7 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     if (!(s->diag > 0))
         s->diag = 1.0; /* all vertices coincide: any scale will do */
     skf_status st = skf_solver_update_weights(s, rig->offsets, rig->bone, rig->weight, err);
-    if (st == SKF_OK && skf__solve_ws_init(s, &s->ws, true) != SKF_OK)
+    if (st == SKF_OK && skfi_solve_ws_init(s, &s->ws, true) != SKF_OK)
         st = skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (workspace)");
     if (st != SKF_OK) {
         skf_solver_free(s);
@@ -235,11 +235,11 @@ skf_status skf_solver_update_weights(skf_solver *s, const size_t *offsets, const
 {
     skf_status st = set_weights(s, offsets, bone, weight, err);
     if (st == SKF_OK)
-        st = skf__solve_moments(s, err);
+        st = skfi_solve_moments(s, err);
     if (st == SKF_OK)
-        st = skf__solve_affine_factor(s, err);
+        st = skfi_solve_affine_factor(s, err);
     if (st == SKF_OK)
-        st = skf__solve_newton_setup(s, err);
+        st = skfi_solve_newton_setup(s, err);
     return st;
 }
 
@@ -260,7 +260,7 @@ void skf_solver_free(skf_solver *s)
     skf_free(s->chol);
     skf_free(s->nt_act);
     skf_free(s->nt_first);
-    skf__solve_ws_release(&s->ws);
+    skfi_solve_ws_release(&s->ws);
     skf_free(s);
 }
 
@@ -286,20 +286,20 @@ static skf_status check_finite(const double *a, size_t n, size_t stride, const c
  * false (T untouched) when the target holds a non-finite value: U = Σ‖u‖²
  * is then non-finite, so the check costs nothing extra; the caller finds the
  * vertex for the message. */
-static bool solve_one(const skf_solver *s, skf_solve_ws *ws, const double *target, double *T,
+static bool solve_one(const skf_solver *s, skfi_solve_ws *ws, const double *target, double *T,
                       skf_solve_start mode, bool parallel, skf_solve_stats *st)
 {
     const size_t B12 = s->B * 12;
-    skf__solve_frame_moments(s, ws, target, parallel);
+    skfi_solve_frame_moments(s, ws, target, parallel);
     memset(st, 0, sizeof *st);
     if (!isfinite(ws->U))
         return false;
     double e_warm = HUGE_VAL;
     if (mode != SKF_SOLVE_START_AFFINE)
-        e_warm = skf__solve_energy(s, ws, T);
+        e_warm = skfi_solve_energy(s, ws, T);
     if (mode != SKF_SOLVE_START_WARM) {
-        skf__solve_affine_start(s, ws, T);
-        double e_aff = skf__solve_energy(s, ws, ws->Taff);
+        skfi_solve_affine_start(s, ws, T);
+        double e_aff = skfi_solve_energy(s, ws, ws->Taff);
         if (mode == SKF_SOLVE_START_AFFINE || e_aff < e_warm || !isfinite(e_warm)) {
             memcpy(T, ws->Taff, B12 * sizeof *T);
             e_warm = e_aff;
@@ -308,28 +308,28 @@ static bool solve_one(const skf_solver *s, skf_solve_ws *ws, const double *targe
     }
     st->energy_start = e_warm;
     if (!s->nt_enabled) {
-        skf__solve_sweeps(s, ws, T, st, s->opt.max_sweeps);
+        skfi_solve_sweeps(s, ws, T, st, s->opt.max_sweeps);
     } else {
         /* a few sweeps first: exact data stops here after one (bit-identical
          * to the sweeps method); then Newton; a stalled Newton phase (no
          * damped step lowers E: rounding level) hands back to the sweeps */
         const int warm = s->opt.max_sweeps < s->opt.warmup_sweeps ? s->opt.max_sweeps
                                                                   : s->opt.warmup_sweeps;
-        skf__solve_sweeps(s, ws, T, st, warm);
+        skfi_solve_sweeps(s, ws, T, st, warm);
         /* the work per frame stays bounded by max_sweeps: Newton iterations
          * count against it too (and against max_iterations) */
         int budget = s->opt.max_sweeps - st->sweeps;
         if (budget > s->opt.max_iterations)
             budget = s->opt.max_iterations;
         if (st->hit_cap && budget > 0) {
-            skf_newton_result nr = skf__solve_newton(s, ws, T, budget, &st->iterations);
+            skfi_newton_result nr = skfi_solve_newton(s, ws, T, budget, &st->iterations);
             st->hit_cap = nr == SKF_NEWTON_CAP;
             if (nr == SKF_NEWTON_STUCK)
-                skf__solve_sweeps(s, ws, T, st, s->opt.max_sweeps - st->sweeps - st->iterations);
+                skfi_solve_sweeps(s, ws, T, st, s->opt.max_sweeps - st->sweeps - st->iterations);
         }
     }
-    st->energy = skf__solve_energy(s, ws, T);
-    st->residual = skf__solve_residual(s, ws, T, target, parallel);
+    st->energy = skfi_solve_energy(s, ws, T);
+    st->residual = skfi_solve_residual(s, ws, T, target, parallel);
     st->rms = sqrt(st->residual / (double)s->n);
     return true;
 }
@@ -363,25 +363,25 @@ static skf_status frame_error(const skf_solver *s, size_t f, const double *targe
     return rc;
 }
 
-static skf_solve_ws *make_workspaces(const skf_solver *s, int count)
+static skfi_solve_ws *make_workspaces(const skf_solver *s, int count)
 {
-    skf_solve_ws *ws = skf_calloc((size_t)count, sizeof *ws);
+    skfi_solve_ws *ws = skf_calloc((size_t)count, sizeof *ws);
     if (!ws)
         return NULL;
     for (int t = 0; t < count; ++t)
-        if (skf__solve_ws_init(s, &ws[t], true) != SKF_OK) {
+        if (skfi_solve_ws_init(s, &ws[t], true) != SKF_OK) {
             for (int u = 0; u < t; ++u)
-                skf__solve_ws_release(&ws[u]);
+                skfi_solve_ws_release(&ws[u]);
             skf_free(ws);
             return NULL;
         }
     return ws;
 }
 
-static void free_workspaces(skf_solve_ws *ws, int count)
+static void free_workspaces(skfi_solve_ws *ws, int count)
 {
     for (int t = 0; t < count; ++t)
-        skf__solve_ws_release(&ws[t]);
+        skfi_solve_ws_release(&ws[t]);
     skf_free(ws);
 }
 
@@ -402,7 +402,7 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
     if ((size_t)nt > nc)
         nt = (int)nc;
     double *init = skf_malloc_array(B12, sizeof *init);
-    skf_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
+    skfi_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
     if (!init || (nt > 1 && !ws)) {
         skf_free(init);
         if (ws)
@@ -422,7 +422,7 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
         cancel_now = cancelled;
         if (cancel_now)
             continue;
-        skf_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
+        skfi_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
         size_t f0 = (size_t)c * chunk, f1 = f0 + chunk < F ? f0 + chunk : F;
         for (size_t f = f0; f < f1; ++f) {
             double *T = transforms + f * B12;
@@ -485,13 +485,13 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
     int nt = s->threads;
     if ((size_t)nt > F)
         nt = (int)F;
-    skf_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
+    skfi_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
     if (nt > 1 && !ws)
         return skf_fail(err, SKF_ERR_NOMEM, "solver: frames: out of memory (%d workspaces)", nt);
     const bool inner_parallel = (F == 1 && s->threads > 1);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (long f = 0; f < (long)F; ++f) {
-        skf_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
+        skfi_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
         skf_solve_stats st;
         if (!solve_one(s, w, targets + (size_t)f * N3, transforms + (size_t)f * B12, s->opt.start,
                        inner_parallel, &st)) {

@@ -32,8 +32,8 @@ struct skf_svg_animator {
     double pos[SKF_SVG_JOINT_COUNT][2];
     double score[SKF_SVG_JOINT_COUNT];
     bool has_ear_funcs;
-    svgi_tfunc left_ear_f, right_ear_f;
-    svgi_bone_state *bs;
+    skfi_svg_tfunc left_ear_f, right_ear_f;
+    skfi_svg_bone_state *bs;
     double body_scale, face_scale;
     double *xy;       /* 2 * point_count */
     double *conf;     /* path_count */
@@ -61,7 +61,7 @@ skf_status skf_svg_animator_new(const skf_svg_character *c, const skf_svg_animat
     }
     /* rest state: drawing = input geometry, every path visible */
     for (size_t i = 0; i < c->path_count; ++i) {
-        const svgi_path *p = &c->paths[i];
+        const skfi_svg_path *p = &c->paths[i];
         memcpy(a->xy + 2 * p->point_base, p->geom.xy, 6 * p->geom.node_count * sizeof(double));
         a->conf[i] = 1;
         a->visible[i] = true;
@@ -118,15 +118,15 @@ static void update_face_parts(skf_svg_animator *a, const skf_svg_pose_frame *f)
             a->pos[j][1] = f->face_xy[k][1];
             a->score[j] = f->face_score;
         }
-        svgi_tfunc_make(&a->left_ear_f, ear_l, ear_r, a->pos[svgi_joint_left_jaw2()]);
-        svgi_tfunc_make(&a->right_ear_f, ear_l, ear_r, a->pos[svgi_joint_right_jaw2()]);
+        skfi_svg_tfunc_make(&a->left_ear_f, ear_l, ear_r, a->pos[skfi_svg_joint_left_jaw2()]);
+        skfi_svg_tfunc_make(&a->right_ear_f, ear_l, ear_r, a->pos[skfi_svg_joint_right_jaw2()]);
         a->has_ear_funcs = true;
         return;
     }
     double fl[2], fr[2];
     if (a->has_ear_funcs) {
-        svgi_tfunc_eval(&a->left_ear_f, ear_l, ear_r, fl);
-        svgi_tfunc_eval(&a->right_ear_f, ear_l, ear_r, fr);
+        skfi_svg_tfunc_eval(&a->left_ear_f, ear_l, ear_r, fl);
+        skfi_svg_tfunc_eval(&a->right_ear_f, ear_l, ear_r, fr);
     } else {
         memcpy(fl, ear_l, sizeof fl);
         memcpy(fr, ear_r, sizeof fr);
@@ -134,7 +134,7 @@ static void update_face_parts(skf_svg_animator *a, const skf_svg_pose_frame *f)
     for (int b = 0; b < SKF_SVG_FACE_BONE_COUNT; ++b) {
         int ends[2] = {c->bones[b].j0, c->bones[b].j1};
         for (int e = 0; e < 2; ++e) {
-            svgi_tfunc_eval(&c->face_base[ends[e]], fl, fr, a->pos[ends[e]]);
+            skfi_svg_tfunc_eval(&c->face_base[ends[e]], fl, fr, a->pos[ends[e]]);
             a->score[ends[e]] = 1;
         }
     }
@@ -145,17 +145,17 @@ static void update_bones(skf_svg_animator *a)
     const skf_svg_character *c = a->c;
     double body = 0, face = 0;
     for (size_t b = 0; b < c->bone_count; ++b) {
-        const svgi_bone *B = &c->bones[b];
-        svgi_bone_state *S = &a->bs[b];
+        const skfi_svg_bone *B = &c->bones[b];
+        skfi_svg_bone_state *S = &a->bs[b];
         double kp1[2];
         if (B->parent < 0) {
             memcpy(S->kp0, a->pos[B->j0], sizeof S->kp0);
             memcpy(kp1, a->pos[B->j1], sizeof kp1);
             S->score = 0.5 * (a->score[B->j0] + a->score[B->j1]);
         } else {
-            const svgi_bone *P = &c->bones[B->parent];
-            svgi_tfunc_eval(&B->f0, a->pos[P->j0], a->pos[B->other0], S->kp0);
-            svgi_tfunc_eval(&B->f1, a->pos[P->j1], a->pos[B->other1], kp1);
+            const skfi_svg_bone *P = &c->bones[B->parent];
+            skfi_svg_tfunc_eval(&B->f0, a->pos[P->j0], a->pos[B->other0], S->kp0);
+            skfi_svg_tfunc_eval(&B->f1, a->pos[P->j1], a->pos[B->other1], kp1);
             S->score = a->bs[B->parent].score; /* parents come first */
         }
         S->d[0] = kp1[0] - S->kp0[0];
@@ -171,7 +171,7 @@ static void update_bones(skf_svg_animator *a)
     a->body_scale = body / c->body_len0;
     a->face_scale = face / c->face_len0;
     for (size_t b = 0; b < c->bone_count; ++b) {
-        svgi_bone_state *S = &a->bs[b];
+        skfi_svg_bone_state *S = &a->bs[b];
         double l = hypot(S->d[0], S->d[1]);
         double s = c->bones[b].face ? a->face_scale : a->body_scale;
         S->k = l > 0 ? s / l : 0;
@@ -186,7 +186,7 @@ skf_svg_frame_state skf_svg_animator_update(skf_svg_animator *a, const skf_svg_p
     update_face_parts(a, f);
     a->has_pose = true;
     update_bones(a);
-    svgi_deform(a->c, a->bs, a->xy, a->conf);
+    skfi_svg_deform(a->c, a->bs, a->xy, a->conf);
     for (size_t i = 0; i < a->c->path_count; ++i)
         a->visible[i] = a->conf[i] >= a->min_conf;
     return SKF_SVG_FRAME_DRAWN;
@@ -218,4 +218,4 @@ const double *skf_svg_animator_path(const skf_svg_animator *a, size_t i, double 
     return a->xy + 2 * a->c->paths[i].point_base;
 }
 
-const skf_svg_character *svgi_animator_character(const skf_svg_animator *a) { return a->c; }
+const skf_svg_character *skfi_svg_animator_character(const skf_svg_animator *a) { return a->c; }

@@ -23,15 +23,15 @@
 #include <string.h>
 
 typedef struct infl_buf {
-    svgi_infl *v;
+    skfi_svg_infl *v;
     size_t n, cap;
 } infl_buf;
 
-static bool push(infl_buf *b, svgi_infl x)
+static bool push(infl_buf *b, skfi_svg_infl x)
 {
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 1024;
-        svgi_infl *v = skf_realloc_array(b->v, cap, sizeof *v);
+        skfi_svg_infl *v = skf_realloc_array(b->v, cap, sizeof *v);
         if (!v)
             return false;
         b->v = v;
@@ -42,7 +42,7 @@ static bool push(infl_buf *b, svgi_infl x)
 }
 
 /* closest point on bone segment: t in [0,1] and squared distance */
-static double closest(const svgi_bone *B, const double q[2], double *t_out)
+static double closest(const skfi_svg_bone *B, const double q[2], double *t_out)
 {
     double dx = B->r1[0] - B->r0[0], dy = B->r1[1] - B->r0[1];
     double l2 = dx * dx + dy * dy;
@@ -89,7 +89,7 @@ static bool add_point(const skf_svg_character *c, infl_buf *buf, const int *cand
     for (int i = 0; i < n; ++i) {
         if (w[i] == 0)
             continue; /* exactly zero only in the on-bone case */
-        const svgi_bone *B = &c->bones[cand[i]];
+        const skfi_svg_bone *B = &c->bones[cand[i]];
         double t;
         closest(B, q, &t);
         double dx = B->r1[0] - B->r0[0], dy = B->r1[1] - B->r0[1];
@@ -98,7 +98,7 @@ static bool add_point(const skf_svg_character *c, infl_buf *buf, const int *cand
         double nx = -uy, ny = ux;
         double vx = q[0] - (B->r0[0] + t * dx), vy = q[1] - (B->r0[1] + t * dy);
         double x = vx * ux + vy * uy, y = vx * nx + vy * ny;
-        svgi_infl f = {cand[i], w[i], w[i] * t, w[i] * x, w[i] * y};
+        skfi_svg_infl f = {cand[i], w[i], w[i] * t, w[i] * x, w[i] * y};
         if (!push(buf, f))
             return false;
     }
@@ -111,7 +111,7 @@ static int candidate_groups(const skf_svg_character *c, const double q[2], int *
     double gd[SVGI_GROUP_COUNT], dmin = INFINITY;
     for (int g = 0; g < SVGI_GROUP_COUNT; ++g) {
         int n;
-        const int *bones = svgi_group_bones(g, &n);
+        const int *bones = skfi_svg_group_bones(g, &n);
         gd[g] = INFINITY;
         for (int i = 0; i < n; ++i) {
             double t, d = closest(&c->bones[bones[i]], q, &t);
@@ -125,7 +125,7 @@ static int candidate_groups(const skf_svg_character *c, const double q[2], int *
     for (int g = 0; g < SVGI_GROUP_COUNT; ++g) {
         if (gd[g] <= dmin) {
             int n;
-            const int *bones = svgi_group_bones(g, &n);
+            const int *bones = skfi_svg_group_bones(g, &n);
             memcpy(cand + count, bones, (size_t)n * sizeof *cand);
             count += n;
         }
@@ -143,11 +143,11 @@ static bool collinear(const double *node)
     return fabs((ax * bx + ay * by) / (la * lb)) > 1 - 0.01;
 }
 
-skf_status svgi_bind(skf_svg_character *c, skf_warnings *warn, skf_error *err)
+skf_status skfi_svg_bind(skf_svg_character *c, skf_warnings *warn, skf_error *err)
 {
     (void)warn;
     for (size_t b = 0; b < c->bone_count; ++b) {
-        const svgi_bone *B = &c->bones[b];
+        const skfi_svg_bone *B = &c->bones[b];
         if (B->r0[0] == B->r1[0] && B->r0[1] == B->r1[1]) {
             const char *nm = skf_svg_bone(B->parent >= 0 ? B->parent : (int)b, NULL, NULL, NULL);
             return skf_fail(err, SKF_ERR_FORMAT,
@@ -158,7 +158,7 @@ skf_status svgi_bind(skf_svg_character *c, skf_warnings *warn, skf_error *err)
     }
     c->body_len0 = c->face_len0 = 0;
     for (int b = 0; b < SKF_SVG_BONE_COUNT; ++b) {
-        const svgi_bone *B = &c->bones[b];
+        const skfi_svg_bone *B = &c->bones[b];
         double l = hypot(B->r1[0] - B->r0[0], B->r1[1] - B->r0[1]);
         if (B->face)
             c->face_len0 += l;
@@ -166,9 +166,9 @@ skf_status svgi_bind(skf_svg_character *c, skf_warnings *warn, skf_error *err)
             c->body_len0 += l;
     }
     /* face fallback frame: face joints relative to (leftJaw2, rightJaw2) */
-    const double *lj = c->joint[svgi_joint_left_jaw2()], *rj = c->joint[svgi_joint_right_jaw2()];
+    const double *lj = c->joint[skfi_svg_joint_left_jaw2()], *rj = c->joint[skfi_svg_joint_right_jaw2()];
     for (int j = SKF_SVG_POSE_JOINT_COUNT; j < SKF_SVG_JOINT_COUNT; ++j)
-        svgi_tfunc_make(&c->face_base[j], lj, rj, c->joint[j]);
+        skfi_svg_tfunc_make(&c->face_base[j], lj, rj, c->joint[j]);
 
     c->infl_start = skf_malloc_array(c->point_count + 1, sizeof *c->infl_start);
     int *cand = skf_malloc_array(c->bone_count + SKF_SVG_BONE_COUNT, sizeof *cand);
@@ -179,7 +179,7 @@ skf_status svgi_bind(skf_svg_character *c, skf_warnings *warn, skf_error *err)
     if (!c->infl_start || !cand || !w || !wp)
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
     for (size_t i = 0; i < c->path_count && st == SKF_OK; ++i) {
-        const svgi_path *p = &c->paths[i];
+        const skfi_svg_path *p = &c->paths[i];
         for (size_t k = 0; k < p->geom.node_count && st == SKF_OK; ++k) {
             const double *node = p->geom.xy + 6 * k;
             int n;
@@ -220,11 +220,11 @@ skf_status svgi_bind(skf_svg_character *c, skf_warnings *warn, skf_error *err)
 
 double skf_svg_path_bone_weight(const skf_svg_character *c, size_t i, int b)
 {
-    const svgi_path *p = &c->paths[i];
+    const skfi_svg_path *p = &c->paths[i];
     double best = 0;
     size_t g0 = p->point_base, g1 = p->point_base + 3 * p->geom.node_count;
     for (size_t k = c->infl_start[g0]; k < c->infl_start[g1]; ++k) {
-        const svgi_infl *f = &c->infl[k];
+        const skfi_svg_infl *f = &c->infl[k];
         int main = c->bones[f->bone].parent >= 0 ? c->bones[f->bone].parent : f->bone;
         if (main == b && f->w > best)
             best = f->w;
@@ -235,11 +235,11 @@ double skf_svg_path_bone_weight(const skf_svg_character *c, size_t i, int b)
 size_t skf_svg_path_point_weights(const skf_svg_character *c, size_t i, size_t k, int *bones,
                                   double *wts, size_t max)
 {
-    const svgi_path *p = &c->paths[i];
+    const skfi_svg_path *p = &c->paths[i];
     size_t g = p->point_base + 3 * k;
     size_t n = c->infl_start[g + 1] - c->infl_start[g];
     for (size_t m = 0; m < n && m < max; ++m) {
-        const svgi_infl *f = &c->infl[c->infl_start[g] + m];
+        const skfi_svg_infl *f = &c->infl[c->infl_start[g] + m];
         bones[m] = c->bones[f->bone].parent >= 0 ? c->bones[f->bone].parent : f->bone;
         wts[m] = f->w;
     }

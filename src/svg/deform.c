@@ -14,13 +14,13 @@
  */
 #include "svg_internal.h"
 
-void svgi_deform(const skf_svg_character *c, const svgi_bone_state *bs, double *xy_out,
+void skfi_svg_deform(const skf_svg_character *c, const skfi_svg_bone_state *bs, double *xy_out,
                  double *confidence)
 {
-    const svgi_infl *infl = c->infl;
+    const skfi_svg_infl *infl = c->infl;
     const size_t *start = c->infl_start;
     for (size_t i = 0; i < c->path_count; ++i) {
-        const svgi_path *p = &c->paths[i];
+        const skfi_svg_path *p = &c->paths[i];
         size_t g0 = p->point_base, npts = 3 * p->geom.node_count;
         double *out = xy_out + 2 * g0;
         double conf = 0;
@@ -28,8 +28,8 @@ void svgi_deform(const skf_svg_character *c, const svgi_bone_state *bs, double *
             size_t a = start[g0 + q], e = start[g0 + q + 1];
             double x = 0, y = 0, s = 0;
             for (size_t m = a; m < e; ++m) {
-                const svgi_infl *f = &infl[m];
-                const svgi_bone_state *B = &bs[f->bone];
+                const skfi_svg_infl *f = &infl[m];
+                const skfi_svg_bone_state *B = &bs[f->bone];
                 double u = f->wt + f->wx * B->k, v = f->wy * B->k;
                 x += f->w * B->kp0[0] + u * B->d[0] - v * B->d[1];
                 y += f->w * B->kp0[1] + u * B->d[1] + v * B->d[0];

@@ -56,7 +56,7 @@ static bool skipped_subtree(xmlNodePtr n)
 static bool is_drawable(xmlNodePtr n)
 {
     return n->type == XML_ELEMENT_NODE &&
-           (!strcmp((const char *)n->name, "path") || svgi_is_shape_name((const char *)n->name));
+           (!strcmp((const char *)n->name, "path") || skfi_svg_is_shape_name((const char *)n->name));
 }
 
 /* id attribute as a C string (owned by the caller via xmlFree), or NULL. */
@@ -97,7 +97,7 @@ static skf_status depth_error(loader *L, const char *place)
 }
 
 /* element_to_root of n: the transforms of n and its ancestors below the root <svg>. */
-static skf_status element_ctm(loader *L, xmlNodePtr n, svgi_affine out)
+static skf_status element_ctm(loader *L, xmlNodePtr n, skfi_svg_affine out)
 {
     xmlNodePtr chain[1024];
     int depth = 0;
@@ -111,15 +111,15 @@ static skf_status element_ctm(loader *L, xmlNodePtr n, svgi_affine out)
         }
         chain[depth++] = p;
     }
-    svgi_affine_identity(out);
+    skfi_svg_affine_identity(out);
     for (int i = depth - 1; i >= 0; --i) {
         xmlChar *t = xmlGetProp(chain[i], (const xmlChar *)"transform");
         if (!t)
             continue;
-        svgi_affine m;
+        skfi_svg_affine m;
         size_t off = 0;
         const char *what = "";
-        bool ok = svgi_parse_transform((const char *)t, m, &off, &what);
+        bool ok = skfi_svg_parse_transform((const char *)t, m, &off, &what);
         xmlFree(t);
         if (!ok) {
             char place[256];
@@ -127,13 +127,13 @@ static skf_status element_ctm(loader *L, xmlNodePtr n, svgi_affine out)
             return skf_fail(L->err, SKF_ERR_FORMAT, "%s: %s: transform: character %zu: %s",
                             L->name, place, off, what);
         }
-        svgi_affine_mul(out, out, m);
+        skfi_svg_affine_mul(out, out, m);
     }
     return SKF_OK;
 }
 
 /* Geometry of a drawable in its own space. *empty when it draws nothing. */
-static skf_status local_geom(loader *L, xmlNodePtr n, svgi_geom *g, bool *empty)
+static skf_status local_geom(loader *L, xmlNodePtr n, skfi_svg_geom *g, bool *empty)
 {
     char place[256];
     *empty = false;
@@ -145,7 +145,7 @@ static skf_status local_geom(loader *L, xmlNodePtr n, svgi_geom *g, bool *empty)
         }
         size_t off = 0;
         const char *what = "";
-        skf_status st = svgi_parse_path((const char *)d, g, skf_limit(SKF_LIMIT_PATH_NODES), &off,
+        skf_status st = skfi_svg_parse_path((const char *)d, g, skf_limit(SKF_LIMIT_PATH_NODES), &off,
                                          &what);
         xmlFree(d);
         if (st == SKF_ERR_NOMEM)
@@ -164,7 +164,7 @@ static skf_status local_geom(loader *L, xmlNodePtr n, svgi_geom *g, bool *empty)
     }
     const char *attr = "", *what = "";
     size_t off = 0;
-    skf_status st = svgi_shape_to_geom(n, g, &attr, &what, &off, empty);
+    skf_status st = skfi_svg_shape_to_geom(n, g, &attr, &what, &off, empty);
     if (st == SKF_ERR_NOMEM)
         return skf_fail(L->err, st, "%s: out of memory", L->name);
     if (st != SKF_OK) {
@@ -183,16 +183,16 @@ static skf_status element_bbox(loader *L, xmlNodePtr n, double box[4], bool *fou
     if (depth > L->max_depth)
         return depth_error(L, NULL);
     if (is_drawable(n)) {
-        svgi_geom g = {0};
+        skfi_svg_geom g = {0};
         bool empty;
         skf_status st = local_geom(L, n, &g, &empty);
         if (st == SKF_OK && !empty) {
-            svgi_affine m;
+            skfi_svg_affine m;
             st = element_ctm(L, n, m);
             if (st == SKF_OK) {
-                svgi_geom_transform(&g, m);
+                skfi_svg_geom_transform(&g, m);
                 double b[4];
-                if (svgi_geom_bbox(&g, b)) {
+                if (skfi_svg_geom_bbox(&g, b)) {
                     if (!*found) {
                         memcpy(box, b, sizeof b);
                     } else {
@@ -205,7 +205,7 @@ static skf_status element_bbox(loader *L, xmlNodePtr n, double box[4], bool *fou
                 }
             }
         }
-        svgi_geom_release(&g);
+        skfi_svg_geom_release(&g);
         return st;
     }
     for (xmlNodePtr k = n->children; k; k = k->next) {
@@ -246,38 +246,38 @@ static skf_status set_display_none(loader *L, xmlNodePtr n)
 static skf_status add_path(loader *L, xmlNodePtr n, int group)
 {
     skf_svg_character *c = L->c;
-    svgi_geom g = {0};
+    skfi_svg_geom g = {0};
     bool empty;
     skf_status st = local_geom(L, n, &g, &empty);
     if (st != SKF_OK) {
-        svgi_geom_release(&g);
+        skfi_svg_geom_release(&g);
         return st;
     }
     char place[256];
     place_of(n, place, sizeof place);
     if (empty) {
-        svgi_geom_release(&g);
+        skfi_svg_geom_release(&g);
         skf_warn(L->w, "%s: %s: draws nothing; left unchanged", L->name, place);
         return SKF_OK;
     }
-    svgi_affine m, inv;
+    skfi_svg_affine m, inv;
     st = element_ctm(L, n, m);
     if (st != SKF_OK) {
-        svgi_geom_release(&g);
+        skfi_svg_geom_release(&g);
         return st;
     }
-    bool invertible = svgi_affine_invert(inv, m);
+    bool invertible = skfi_svg_affine_invert(inv, m);
     for (int k = 0; k < 6 && invertible; ++k)
         invertible = fabs(inv[k]) <= SVGI_MAX_COORD && fabs(m[k]) <= SVGI_MAX_COORD;
     if (!invertible) {
-        svgi_geom_release(&g);
+        skfi_svg_geom_release(&g);
         skf_warn(L->w, "%s: %s: singular or extreme transform; left unchanged", L->name, place);
         return SKF_OK;
     }
-    svgi_geom_transform(&g, m);
+    skfi_svg_geom_transform(&g, m);
     for (size_t k = 0; k < 6 * g.node_count; ++k) {
         if (!(fabs(g.xy[k]) <= SVGI_MAX_COORD)) {
-            svgi_geom_release(&g);
+            skfi_svg_geom_release(&g);
             return skf_fail(L->err, SKF_ERR_LIMIT,
                             "%s: %s: coordinates beyond +-%g user units after transforms",
                             L->name, place, SVGI_MAX_COORD);
@@ -285,15 +285,15 @@ static skf_status add_path(loader *L, xmlNodePtr n, int group)
     }
     if (c->path_count == L->path_cap) {
         size_t cap = L->path_cap ? L->path_cap * 2 : 32;
-        svgi_path *p = skf_realloc_array(c->paths, cap, sizeof *p);
+        skfi_svg_path *p = skf_realloc_array(c->paths, cap, sizeof *p);
         if (!p) {
-            svgi_geom_release(&g);
+            skfi_svg_geom_release(&g);
             return skf_fail(L->err, SKF_ERR_NOMEM, "%s: out of memory", L->name);
         }
         c->paths = p;
         L->path_cap = cap;
     }
-    svgi_path *p = &c->paths[c->path_count];
+    skfi_svg_path *p = &c->paths[c->path_count];
     memset(p, 0, sizeof *p);
     p->node = n;
     p->geom = g;
@@ -345,7 +345,7 @@ static skf_status collect_group(loader *L, xmlNodePtr g, int gi, int pass, int d
         if (is_elem(k, "g") && id_starts(k, "illustration"))
             continue; /* handled as an illustration group of its own */
         char *id = get_id(k);
-        int j = svgi_joint_prefix(id);
+        int j = skfi_svg_joint_prefix(id);
         if (id)
             xmlFree(id);
         skf_status st = SKF_OK;
@@ -645,7 +645,7 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
     if (st == SKF_OK) {
         /* main bones */
         for (int b = 0; b < SKF_SVG_BONE_COUNT; ++b) {
-            svgi_bone *B = &c->bones[b];
+            skfi_svg_bone *B = &c->bones[b];
             bool face;
             skf_svg_bone(b, &B->j0, &B->j1, &face);
             B->face = face;
@@ -662,14 +662,14 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
         if (!first || !count) {
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
         } else {
-            const double *nose = c->joint[svgi_joint_nose4()];
+            const double *nose = c->joint[skfi_svg_joint_nose4()];
             for (size_t g = 0; g < L.group_count; ++g) {
                 first[g] = (int)c->bone_count;
                 for (int b = 0; b < SKF_SVG_BONE_COUNT; ++b) {
-                    const svgi_bone *P = &c->bones[b];
+                    const skfi_svg_bone *P = &c->bones[b];
                     if (!L.groups[g].has[P->j0] || !L.groups[g].has[P->j1])
                         continue;
-                    svgi_bone *S = &c->bones[c->bone_count++];
+                    skfi_svg_bone *S = &c->bones[c->bone_count++];
                     *S = *P;
                     S->parent = b;
                     memcpy(S->r0, L.groups[g].kp[P->j0], sizeof S->r0);
@@ -681,13 +681,13 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
                     const double *mine[2] = {S->r0, S->r1};
                     int others[2] = {P->j1, P->j0};
                     for (int e = 0; e < 2; ++e) {
-                        svgi_tfunc *f = e ? &S->f1 : &S->f0;
+                        skfi_svg_tfunc *f = e ? &S->f1 : &S->f0;
                         int *other = e ? &S->other1 : &S->other0;
-                        *other = svgi_joint_nose4();
-                        svgi_tfunc_make(f, ends[e], nose, mine[e]);
+                        *other = skfi_svg_joint_nose4();
+                        skfi_svg_tfunc_make(f, ends[e], nose, mine[e]);
                         if (!(f->l0 > 0)) {
                             *other = others[e];
-                            svgi_tfunc_make(f, ends[e], ends[1 - e], mine[e]);
+                            skfi_svg_tfunc_make(f, ends[e], ends[1 - e], mine[e]);
                         }
                     }
                 }
@@ -704,9 +704,9 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
     }
     skf_free(L.groups);
     if (st == SKF_OK)
-        st = svgi_bind(c, warnings, err);
+        st = skfi_svg_bind(c, warnings, err);
     if (st == SKF_OK)
-        st = svgi_build_frame_template(c, err);
+        st = skfi_svg_build_frame_template(c, err);
     if (st != SKF_OK) {
         skf_svg_free(c);
         return st;
@@ -736,7 +736,7 @@ void skf_svg_free(skf_svg_character *c)
     if (!c)
         return;
     for (size_t i = 0; i < c->path_count; ++i) {
-        svgi_geom_release(&c->paths[i].geom);
+        skfi_svg_geom_release(&c->paths[i].geom);
         skf_free(c->paths[i].id);
         skf_free(c->paths[i].place);
         skf_free(c->paths[i].display_orig);
@@ -745,7 +745,7 @@ void skf_svg_free(skf_svg_character *c)
     skf_free(c->bones);
     skf_free(c->infl_start);
     skf_free(c->infl);
-    svgi_template_release(&c->frame_tpl);
+    skfi_svg_template_release(&c->frame_tpl);
     if (c->doc)
         xmlFreeDoc(c->doc);
     skf_free(c->name);

@@ -12,14 +12,14 @@
 #include <math.h>
 #include <string.h>
 
-void svgi_geom_release(svgi_geom *g)
+void skfi_svg_geom_release(skfi_svg_geom *g)
 {
     skf_free(g->xy);
     skf_free(g->subs);
     memset(g, 0, sizeof *g);
 }
 
-static bool grow_nodes(svgi_geom *g)
+static bool grow_nodes(skfi_svg_geom *g)
 {
     if (g->node_count < g->node_cap)
         return true;
@@ -32,13 +32,13 @@ static bool grow_nodes(svgi_geom *g)
     return true;
 }
 
-bool svgi_geom_move(svgi_geom *g, double x, double y)
+bool skfi_svg_geom_move(skfi_svg_geom *g, double x, double y)
 {
     if (!grow_nodes(g))
         return false;
     if (g->sub_count == g->sub_cap) {
         size_t cap = g->sub_cap ? g->sub_cap * 2 : 4;
-        svgi_sub *s = skf_realloc_array(g->subs, cap, sizeof *s);
+        skfi_svg_sub *s = skf_realloc_array(g->subs, cap, sizeof *s);
         if (!s)
             return false;
         g->subs = s;
@@ -55,7 +55,7 @@ bool svgi_geom_move(svgi_geom *g, double x, double y)
     return true;
 }
 
-bool svgi_geom_cubic(svgi_geom *g, double c1x, double c1y, double c2x, double c2y, double x,
+bool skfi_svg_geom_cubic(skfi_svg_geom *g, double c1x, double c1y, double c2x, double c2y, double x,
                      double y)
 {
     if (!g->sub_count)
@@ -75,11 +75,11 @@ bool svgi_geom_cubic(svgi_geom *g, double c1x, double c1y, double c2x, double c2
     return true;
 }
 
-void svgi_geom_close(svgi_geom *g)
+void skfi_svg_geom_close(skfi_svg_geom *g)
 {
     if (!g->sub_count)
         return;
-    svgi_sub *s = &g->subs[g->sub_count - 1];
+    skfi_svg_sub *s = &g->subs[g->sub_count - 1];
     if (s->closed)
         return;
     s->closed = true;
@@ -99,10 +99,10 @@ void svgi_geom_close(svgi_geom *g)
     }
 }
 
-void svgi_geom_transform(svgi_geom *g, const svgi_affine m)
+void skfi_svg_geom_transform(skfi_svg_geom *g, const skfi_svg_affine m)
 {
     for (size_t i = 0; i < 3 * g->node_count; ++i)
-        svgi_affine_apply(m, g->xy + 2 * i, g->xy + 2 * i);
+        skfi_svg_affine_apply(m, g->xy + 2 * i, g->xy + 2 * i);
 }
 
 /* Extend [lo, hi] by the extrema of the cubic coordinate p0..p3 on (0, 1). */
@@ -155,14 +155,14 @@ static void curve_bbox(const double *a, const double *b, double box[4])
     }
 }
 
-bool svgi_geom_bbox(const svgi_geom *g, double box[4])
+bool skfi_svg_geom_bbox(const skfi_svg_geom *g, double box[4])
 {
     if (!g->node_count)
         return false;
     box[0] = box[2] = g->xy[0];
     box[1] = box[3] = g->xy[1];
     for (size_t s = 0; s < g->sub_count; ++s) {
-        const svgi_sub *sub = &g->subs[s];
+        const skfi_svg_sub *sub = &g->subs[s];
         const double *base = g->xy + 6 * sub->first;
         for (int k = 0; k < 2; ++k) {
             if (base[k] < box[k])
@@ -184,7 +184,7 @@ static double vec_angle(double ux, double uy, double vx, double vy)
     return a;
 }
 
-bool svgi_geom_arc(svgi_geom *g, double rx, double ry, double phi_deg, bool large, bool sweep,
+bool skfi_svg_geom_arc(skfi_svg_geom *g, double rx, double ry, double phi_deg, bool large, bool sweep,
                    double x, double y)
 {
     const double *cur = g->xy + 6 * (g->node_count - 1);
@@ -194,7 +194,7 @@ bool svgi_geom_arc(svgi_geom *g, double rx, double ry, double phi_deg, bool larg
     rx = fabs(rx);
     ry = fabs(ry);
     if (rx == 0 || ry == 0) /* F.6.2: zero radius -> straight line */
-        return svgi_geom_cubic(g, x1, y1, x, y, x, y);
+        return skfi_svg_geom_cubic(g, x1, y1, x, y, x, y);
     double phi = fmod(phi_deg, 360.0) * M_PI / 180.0;
     double cp = cos(phi), sp = sin(phi);
     double dx2 = (x1 - x) / 2, dy2 = (y1 - y) / 2;
@@ -224,7 +224,7 @@ bool svgi_geom_arc(svgi_geom *g, double rx, double ry, double phi_deg, bool larg
      * the centre parameterisation; draw the straight line instead of NaNs.
      * Found by fuzz_svgpath (fuzz/regressions/svgpath/). */
     if (!isfinite(theta1) || !isfinite(dtheta) || !isfinite(cx) || !isfinite(cy))
-        return svgi_geom_cubic(g, x1, y1, x, y, x, y);
+        return skfi_svg_geom_cubic(g, x1, y1, x, y, x, y);
     if (!sweep && dtheta > 0)
         dtheta -= 2 * M_PI;
     else if (sweep && dtheta < 0)
@@ -251,7 +251,7 @@ bool svgi_geom_arc(svgi_geom *g, double rx, double ry, double phi_deg, bool larg
             px[2] = x;
             py[2] = y;
         }
-        if (!svgi_geom_cubic(g, px[0], py[0], px[1], py[1], px[2], py[2]))
+        if (!skfi_svg_geom_cubic(g, px[0], py[0], px[1], py[1], px[2], py[2]))
             return false;
         t += step;
     }

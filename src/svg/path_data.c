@@ -100,7 +100,7 @@ static bool starts_number(char ch)
     return (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '+';
 }
 
-skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t *offset,
+skf_status skfi_svg_parse_path(const char *d, skfi_svg_geom *g, size_t max_nodes, size_t *offset,
                            const char **what)
 {
     cursor c = {d, 0};
@@ -141,7 +141,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
         char up = (char)(cmd >= 'a' ? cmd - 32 : cmd);
         bool rel = cmd >= 'a';
         if (up == 'Z') {
-            svgi_geom_close(g);
+            skfi_svg_geom_close(g);
             cx = sx;
             cy = sy;
             need_move = true;
@@ -186,7 +186,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
             return SKF_ERR_LIMIT;
         }
         if (need_move && up != 'M') {
-            if (!svgi_geom_move(g, cx, cy))
+            if (!skfi_svg_geom_move(g, cx, cy))
                 return SKF_ERR_NOMEM;
             sx = cx;
             sy = cy;
@@ -198,7 +198,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
         case 'M':
             cx = a[0] + ox;
             cy = a[1] + oy;
-            if (!svgi_geom_move(g, cx, cy))
+            if (!skfi_svg_geom_move(g, cx, cy))
                 return SKF_ERR_NOMEM;
             sx = cx;
             sy = cy;
@@ -218,7 +218,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
             } else {
                 y = a[0] + oy;
             }
-            ok = svgi_geom_cubic(g, cx, cy, x, y, x, y);
+            ok = skfi_svg_geom_cubic(g, cx, cy, x, y, x, y);
             cx = x;
             cy = y;
             lcx = cx;
@@ -226,7 +226,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
             break;
         }
         case 'C':
-            ok = svgi_geom_cubic(g, a[0] + ox, a[1] + oy, a[2] + ox, a[3] + oy, a[4] + ox, a[5] + oy);
+            ok = skfi_svg_geom_cubic(g, a[0] + ox, a[1] + oy, a[2] + ox, a[3] + oy, a[4] + ox, a[5] + oy);
             lcx = a[2] + ox;
             lcy = a[3] + oy;
             cx = a[4] + ox;
@@ -238,7 +238,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
                 c1x = 2 * cx - lcx;
                 c1y = 2 * cy - lcy;
             }
-            ok = svgi_geom_cubic(g, c1x, c1y, a[0] + ox, a[1] + oy, a[2] + ox, a[3] + oy);
+            ok = skfi_svg_geom_cubic(g, c1x, c1y, a[0] + ox, a[1] + oy, a[2] + ox, a[3] + oy);
             lcx = a[0] + ox;
             lcy = a[1] + oy;
             cx = a[2] + ox;
@@ -263,7 +263,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
                 y = a[1] + oy;
             }
             /* exact degree elevation */
-            ok = svgi_geom_cubic(g, cx + 2.0 / 3.0 * (qx - cx), cy + 2.0 / 3.0 * (qy - cy),
+            ok = skfi_svg_geom_cubic(g, cx + 2.0 / 3.0 * (qx - cx), cy + 2.0 / 3.0 * (qy - cy),
                                  x + 2.0 / 3.0 * (qx - x), y + 2.0 / 3.0 * (qy - y), x, y);
             lcx = qx;
             lcy = qy;
@@ -273,7 +273,7 @@ skf_status svgi_parse_path(const char *d, svgi_geom *g, size_t max_nodes, size_t
         }
         case 'A': {
             double x = a[5] + ox, y = a[6] + oy;
-            ok = svgi_geom_arc(g, a[0], a[1], a[2], flags[0], flags[1], x, y);
+            ok = skfi_svg_geom_arc(g, a[0], a[1], a[2], flags[0], flags[1], x, y);
             cx = x;
             cy = y;
             lcx = cx;

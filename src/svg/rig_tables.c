@@ -105,7 +105,7 @@ static const int group_face[SKF_SVG_FACE_BONE_COUNT] = {
     46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67,
 };
 
-const int *svgi_group_bones(int g, int *n)
+const int *skfi_svg_group_bones(int g, int *n)
 {
     switch (g) {
     case SVGI_GROUP_TORSO: *n = 4; return group_torso;
@@ -163,7 +163,7 @@ bool skf_svg_joint_required(int j)
     return false;
 }
 
-int svgi_joint_prefix(const char *id)
+int skfi_svg_joint_prefix(const char *id)
 {
     if (!id)
         return -1;
@@ -175,12 +175,12 @@ int svgi_joint_prefix(const char *id)
     return -1;
 }
 
-int svgi_joint_left_jaw2(void) { return skf_svg_joint_index("leftJaw2"); }
-int svgi_joint_right_jaw2(void) { return skf_svg_joint_index("rightJaw2"); }
-int svgi_joint_nose4(void) { return skf_svg_joint_index("nose4"); }
-int svgi_bone_nose3_nose4(void) { return 41; }
+int skfi_svg_joint_left_jaw2(void) { return skf_svg_joint_index("leftJaw2"); }
+int skfi_svg_joint_right_jaw2(void) { return skf_svg_joint_index("rightJaw2"); }
+int skfi_svg_joint_nose4(void) { return skf_svg_joint_index("nose4"); }
+int skfi_svg_bone_nose3_nose4(void) { return 41; }
 
-void svgi_tfunc_make(svgi_tfunc *f, const double p0[2], const double p1[2], const double p[2])
+void skfi_svg_tfunc_make(skfi_svg_tfunc *f, const double p0[2], const double p1[2], const double p[2])
 {
     double dx = p1[0] - p0[0], dy = p1[1] - p0[1];
     double l0 = sqrt(dx * dx + dy * dy);
@@ -200,7 +200,7 @@ void svgi_tfunc_make(svgi_tfunc *f, const double p0[2], const double p1[2], cons
     }
 }
 
-void svgi_tfunc_eval(const svgi_tfunc *f, const double q0[2], const double q1[2], double out[2])
+void skfi_svg_tfunc_eval(const skfi_svg_tfunc *f, const double q0[2], const double q1[2], double out[2])
 {
     if (!(f->l0 > 0)) { /* degenerate frame: follow q0 by translation */
         out[0] = f->p[0] + (q0[0] - f->p0[0]);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool svgi_is_shape_name(const char *n)
+bool skfi_svg_is_shape_name(const char *n)
 {
     return !strcmp(n, "rect") || !strcmp(n, "circle") || !strcmp(n, "ellipse") ||
            !strcmp(n, "line") || !strcmp(n, "polyline") || !strcmp(n, "polygon");
@@ -50,25 +50,25 @@ static int get_length(xmlNodePtr node, const char *name, double *out)
     return ok ? 1 : -1;
 }
 
-static void ellipse(svgi_geom *g, double cx, double cy, double rx, double ry, bool *ok)
+static void ellipse(skfi_svg_geom *g, double cx, double cy, double rx, double ry, bool *ok)
 {
     const double k = 0.55228474983079339840; /* 4/3 tan(pi/8) */
-    *ok = svgi_geom_move(g, cx + rx, cy) &&
-          svgi_geom_cubic(g, cx + rx, cy + k * ry, cx + k * rx, cy + ry, cx, cy + ry) &&
-          svgi_geom_cubic(g, cx - k * rx, cy + ry, cx - rx, cy + k * ry, cx - rx, cy) &&
-          svgi_geom_cubic(g, cx - rx, cy - k * ry, cx - k * rx, cy - ry, cx, cy - ry) &&
-          svgi_geom_cubic(g, cx + k * rx, cy - ry, cx + rx, cy - k * ry, cx + rx, cy);
+    *ok = skfi_svg_geom_move(g, cx + rx, cy) &&
+          skfi_svg_geom_cubic(g, cx + rx, cy + k * ry, cx + k * rx, cy + ry, cx, cy + ry) &&
+          skfi_svg_geom_cubic(g, cx - k * rx, cy + ry, cx - rx, cy + k * ry, cx - rx, cy) &&
+          skfi_svg_geom_cubic(g, cx - rx, cy - k * ry, cx - k * rx, cy - ry, cx, cy - ry) &&
+          skfi_svg_geom_cubic(g, cx + k * rx, cy - ry, cx + rx, cy - k * ry, cx + rx, cy);
     if (*ok)
-        svgi_geom_close(g);
+        skfi_svg_geom_close(g);
 }
 
-static bool line_to(svgi_geom *g, double x, double y)
+static bool line_to(skfi_svg_geom *g, double x, double y)
 {
     const double *c = g->xy + 6 * (g->node_count - 1);
-    return svgi_geom_cubic(g, c[0], c[1], x, y, x, y);
+    return skfi_svg_geom_cubic(g, c[0], c[1], x, y, x, y);
 }
 
-skf_status svgi_shape_to_geom(xmlNodePtr node, svgi_geom *g, const char **attr, const char **what,
+skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char **attr, const char **what,
                               size_t *offset, bool *empty)
 {
     const char *n = (const char *)node->name;
@@ -115,19 +115,19 @@ skf_status svgi_shape_to_geom(xmlNodePtr node, svgi_geom *g, const char **attr, 
         if (ry > h / 2)
             ry = h / 2;
         if (rx > 0 && ry > 0) {
-            ok = svgi_geom_move(g, x + rx, y) && line_to(g, x + w - rx, y) &&
-                 svgi_geom_arc(g, rx, ry, 0, false, true, x + w, y + ry) &&
+            ok = skfi_svg_geom_move(g, x + rx, y) && line_to(g, x + w - rx, y) &&
+                 skfi_svg_geom_arc(g, rx, ry, 0, false, true, x + w, y + ry) &&
                  line_to(g, x + w, y + h - ry) &&
-                 svgi_geom_arc(g, rx, ry, 0, false, true, x + w - rx, y + h) &&
+                 skfi_svg_geom_arc(g, rx, ry, 0, false, true, x + w - rx, y + h) &&
                  line_to(g, x + rx, y + h) &&
-                 svgi_geom_arc(g, rx, ry, 0, false, true, x, y + h - ry) && line_to(g, x, y + ry) &&
-                 svgi_geom_arc(g, rx, ry, 0, false, true, x + rx, y);
+                 skfi_svg_geom_arc(g, rx, ry, 0, false, true, x, y + h - ry) && line_to(g, x, y + ry) &&
+                 skfi_svg_geom_arc(g, rx, ry, 0, false, true, x + rx, y);
         } else {
-            ok = svgi_geom_move(g, x, y) && line_to(g, x + w, y) && line_to(g, x + w, y + h) &&
+            ok = skfi_svg_geom_move(g, x, y) && line_to(g, x + w, y) && line_to(g, x + w, y + h) &&
                  line_to(g, x, y + h);
         }
         if (ok)
-            svgi_geom_close(g);
+            skfi_svg_geom_close(g);
     } else if (!strcmp(n, "circle") || !strcmp(n, "ellipse")) {
         LEN("cx", cx, 0);
         LEN("cy", cy, 0);
@@ -155,7 +155,7 @@ skf_status svgi_shape_to_geom(xmlNodePtr node, svgi_geom *g, const char **attr, 
         LEN("y1", y1, 0);
         LEN("x2", x2, 0);
         LEN("y2", y2, 0);
-        ok = svgi_geom_move(g, x1, y1) && line_to(g, x2, y2);
+        ok = skfi_svg_geom_move(g, x1, y1) && line_to(g, x2, y2);
     } else { /* polyline, polygon */
         xmlChar *v = xmlGetProp(node, (const xmlChar *)"points");
         if (!v) {
@@ -183,7 +183,7 @@ skf_status svgi_shape_to_geom(xmlNodePtr node, svgi_geom *g, const char **attr, 
             if (count % 2 == 0) {
                 pending = val;
             } else {
-                ok = count == 1 ? svgi_geom_move(g, pending, val) : line_to(g, pending, val);
+                ok = count == 1 ? skfi_svg_geom_move(g, pending, val) : line_to(g, pending, val);
                 if (!ok)
                     break;
             }
@@ -201,7 +201,7 @@ skf_status svgi_shape_to_geom(xmlNodePtr node, svgi_geom *g, const char **attr, 
             return SKF_OK;
         }
         if (ok && n[4] == 'g') /* polygon */
-            svgi_geom_close(g);
+            skfi_svg_geom_close(g);
     }
 #undef LEN
     return ok ? SKF_OK : SKF_ERR_NOMEM;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void svgi_affine_identity(svgi_affine m)
+void skfi_svg_affine_identity(skfi_svg_affine m)
 {
     m[0] = 1;
     m[1] = 0;
@@ -18,7 +18,7 @@ void svgi_affine_identity(svgi_affine m)
     m[5] = 0;
 }
 
-void svgi_affine_mul(svgi_affine out, const svgi_affine l, const svgi_affine r)
+void skfi_svg_affine_mul(skfi_svg_affine out, const skfi_svg_affine l, const skfi_svg_affine r)
 {
     double a = l[0] * r[0] + l[2] * r[1];
     double b = l[1] * r[0] + l[3] * r[1];
@@ -34,7 +34,7 @@ void svgi_affine_mul(svgi_affine out, const svgi_affine l, const svgi_affine r)
     out[5] = f;
 }
 
-bool svgi_affine_invert(svgi_affine out, const svgi_affine m)
+bool skfi_svg_affine_invert(skfi_svg_affine out, const skfi_svg_affine m)
 {
     double det = m[0] * m[3] - m[1] * m[2];
     if (det == 0 || !isfinite(det))
@@ -56,14 +56,14 @@ static bool ws(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-bool svgi_parse_transform(const char *s, svgi_affine out, size_t *offset, const char **what)
+bool skfi_svg_parse_transform(const char *s, skfi_svg_affine out, size_t *offset, const char **what)
 {
     static const struct {
         const char *name;
         int min_args, max_args;
     } kinds[] = {{"matrix", 6, 6}, {"translate", 1, 2}, {"scale", 1, 2},
                  {"rotate", 1, 3}, {"skewX", 1, 1},     {"skewY", 1, 1}};
-    svgi_affine_identity(out);
+    skfi_svg_affine_identity(out);
     size_t i = 0;
     for (;;) {
         while (ws(s[i]) || s[i] == ',')
@@ -122,8 +122,8 @@ bool svgi_parse_transform(const char *s, svgi_affine out, size_t *offset, const 
             *what = "wrong number of arguments";
             return false;
         }
-        svgi_affine t;
-        svgi_affine_identity(t);
+        skfi_svg_affine t;
+        skfi_svg_affine_identity(t);
         switch (kind) {
         case 0: memcpy(t, a, sizeof t); break;
         case 1: t[4] = a[0]; t[5] = n > 1 ? a[1] : 0; break;
@@ -144,6 +144,6 @@ bool svgi_parse_transform(const char *s, svgi_affine out, size_t *offset, const 
         case 5: t[1] = tan(a[0] * M_PI / 180.0); break;
         default: break;
         }
-        svgi_affine_mul(out, out, t);
+        skfi_svg_affine_mul(out, out, t);
     }
 }

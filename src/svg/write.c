@@ -74,10 +74,10 @@ static size_t format_number(char *buf, double v)
     return (size_t)n;
 }
 
-static void put_xy(skfi_strbuf *b, const svgi_path *p, const double *q, char sep)
+static void put_xy(skfi_strbuf *b, const skfi_svg_path *p, const double *q, char sep)
 {
     double o[2];
-    svgi_affine_apply(p->root_to_element, q, o);
+    skfi_svg_affine_apply(p->root_to_element, q, o);
     char num[40];
     if (sep)
         skfi_strbuf_put(b, &sep, 1);
@@ -89,7 +89,7 @@ static void put_xy(skfi_strbuf *b, const svgi_path *p, const double *q, char sep
 }
 
 /* Curve from node a to node b (rest geometry ra, rb decides line vs cubic). */
-static void put_curve(skfi_strbuf *b, const svgi_path *p, const double *ra, const double *rb,
+static void put_curve(skfi_strbuf *b, const skfi_svg_path *p, const double *ra, const double *rb,
                       const double *a, const double *bb)
 {
     bool line = ra[4] == ra[0] && ra[5] == ra[1] && rb[2] == rb[0] && rb[3] == rb[1];
@@ -102,11 +102,11 @@ static void put_curve(skfi_strbuf *b, const svgi_path *p, const double *ra, cons
     }
 }
 
-void svgi_write_path_data(skfi_strbuf *b, const svgi_path *p, const double *xy)
+void skfi_svg_write_path_data(skfi_strbuf *b, const skfi_svg_path *p, const double *xy)
 {
-    const svgi_geom *g = &p->geom;
+    const skfi_svg_geom *g = &p->geom;
     for (size_t s = 0; s < g->sub_count; ++s) {
-        const svgi_sub *sub = &g->subs[s];
+        const skfi_svg_sub *sub = &g->subs[s];
         const double *r = g->xy + 6 * sub->first, *x = xy + 6 * sub->first;
         put_xy(b, p, x, 'M');
         for (size_t i = 1; i < sub->count; ++i)
@@ -122,7 +122,7 @@ void svgi_write_path_data(skfi_strbuf *b, const svgi_path *p, const double *xy)
     }
 }
 
-void svgi_template_release(svgi_template *t)
+void skfi_svg_template_release(skfi_svg_template *t)
 {
     skf_free(t->text);
     skf_free(t->segs);
@@ -130,7 +130,7 @@ void svgi_template_release(svgi_template *t)
 }
 
 /* Serialise doc and cut it at the placeholders. */
-static skf_status build_template(const skf_svg_character *c, svgi_template *t, size_t expected,
+static skf_status build_template(const skf_svg_character *c, skfi_svg_template *t, size_t expected,
                                  skf_error *err)
 {
     xmlChar *mem = NULL;
@@ -142,7 +142,7 @@ static skf_status build_template(const skf_svg_character *c, svgi_template *t, s
     t->segs = skf_malloc_array(expected + 1, sizeof *t->segs);
     if (!t->text || !t->segs) {
         xmlFree(mem);
-        svgi_template_release(t);
+        skfi_svg_template_release(t);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
     }
     const char *s = (const char *)mem;
@@ -162,7 +162,7 @@ static skf_status build_template(const skf_svg_character *c, svgi_template *t, s
         if (n - j < 3 || memcmp(s + j, PH_END, 3) || t->count >= expected ||
             idx >= (long)c->path_count) {
             xmlFree(mem);
-            svgi_template_release(t);
+            skfi_svg_template_release(t);
             return skf_fail(err, SKF_ERR_FORMAT,
                             "%s: the document contains private-use characters U+E000..U+E002 "
                             "that skinfit uses as placeholders",
@@ -174,7 +174,7 @@ static skf_status build_template(const skf_svg_character *c, svgi_template *t, s
         t->segs[t->count].kind = v ? 1 : 0;
         if (!v && (out - seg_start < 3 || memcmp(t->text + out - 3, "d=\"", 3))) {
             xmlFree(mem);
-            svgi_template_release(t);
+            skfi_svg_template_release(t);
             return skf_fail(err, SKF_ERR_FORMAT, "%s: unexpected serialisation of a d attribute",
                             c->name);
         }
@@ -184,7 +184,7 @@ static skf_status build_template(const skf_svg_character *c, svgi_template *t, s
     }
     xmlFree(mem);
     if (t->count != expected) {
-        svgi_template_release(t);
+        skfi_svg_template_release(t);
         return skf_fail(err, SKF_ERR_FORMAT, "%s: placeholder count mismatch", c->name);
     }
     t->segs[t->count].start = seg_start;
@@ -202,12 +202,12 @@ static bool set_placeholder(xmlNodePtr n, const char *attr, const char *ph, size
     return xmlSetProp(n, (const xmlChar *)attr, (const xmlChar *)v) != NULL;
 }
 
-skf_status svgi_build_frame_template(skf_svg_character *c, skf_error *err)
+skf_status skfi_svg_build_frame_template(skf_svg_character *c, skf_error *err)
 {
     static const char *const geometry[] = {"x",  "y",  "width", "height", "rx", "ry", "cx",
                                            "cy", "r",  "x1",    "y1",     "x2", "y2", "points"};
     for (size_t i = 0; i < c->path_count; ++i) {
-        svgi_path *p = &c->paths[i];
+        skfi_svg_path *p = &c->paths[i];
         xmlNodePtr n = p->node;
         if (strcmp(p->elem, "path")) {
             for (size_t k = 0; k < sizeof geometry / sizeof geometry[0]; ++k)
@@ -241,8 +241,8 @@ static void put_escaped(skfi_strbuf *b, const char *s)
 }
 
 /* Emit segment text before a d value, adding the display attribute. */
-static void put_d_prefix(skfi_strbuf *b, const svgi_template *t, const svgi_segment *sg,
-                         const svgi_path *p, bool visible)
+static void put_d_prefix(skfi_strbuf *b, const skfi_svg_template *t, const skfi_svg_segment *sg,
+                         const skfi_svg_path *p, bool visible)
 {
     const char *s = t->text + sg->start;
     if (visible && !p->display_orig) {
@@ -257,16 +257,16 @@ static void put_d_prefix(skfi_strbuf *b, const svgi_template *t, const svgi_segm
 
 skf_status skf_svg_write_frame(const skf_svg_animator *a, char **svg, size_t *size, skf_error *err)
 {
-    const skf_svg_character *c = svgi_animator_character(a);
-    const svgi_template *t = &c->frame_tpl;
+    const skf_svg_character *c = skfi_svg_animator_character(a);
+    const skfi_svg_template *t = &c->frame_tpl;
     skfi_strbuf b = {0};
     for (size_t k = 0; k < t->count; ++k) {
-        const svgi_segment *sg = &t->segs[k];
-        const svgi_path *p = &c->paths[sg->path];
+        const skfi_svg_segment *sg = &t->segs[k];
+        const skfi_svg_path *p = &c->paths[sg->path];
         bool visible;
         const double *xy = skf_svg_animator_path(a, (size_t)sg->path, NULL, &visible);
         put_d_prefix(&b, t, sg, p, visible);
-        svgi_write_path_data(&b, p, xy);
+        skfi_svg_write_path_data(&b, p, xy);
     }
     skfi_strbuf_put(&b, t->text + t->segs[t->count].start, t->segs[t->count].len);
     if (b.failed) {
@@ -303,7 +303,7 @@ skf_status skf_svg_track_init(skf_svg_track *t, const skf_svg_character *c, size
 
 void skf_svg_track_store(skf_svg_track *t, size_t i, const skf_svg_animator *a)
 {
-    const skf_svg_character *c = svgi_animator_character(a);
+    const skf_svg_character *c = skfi_svg_animator_character(a);
     for (size_t k = 0; k < c->path_count; ++k) {
         bool vis;
         const double *xy = skf_svg_animator_path(a, k, NULL, &vis);
@@ -351,7 +351,7 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
     size_t nadded = 0;
     skfi_strbuf disp = {0};
     for (size_t i = 0; i < c->path_count && st == SKF_OK; ++i) {
-        svgi_path *p = &c->paths[i];
+        skfi_svg_path *p = &c->paths[i];
         xmlNodePtr a = xmlNewChild(p->node, p->node->ns, (const xmlChar *)"animate", NULL);
         if (!a) {
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
@@ -392,7 +392,7 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
     }
     skf_free(kt.data);
     skf_free(disp.data);
-    svgi_template t = {0};
+    skfi_svg_template t = {0};
     if (st == SKF_OK)
         st = build_template(c, &t, 2 * c->path_count, err);
     for (size_t k = 0; k < nadded; ++k) {
@@ -404,12 +404,12 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
         return st;
     skfi_strbuf b = {0};
     for (size_t k = 0; k < t.count; ++k) {
-        const svgi_segment *sg = &t.segs[k];
-        const svgi_path *p = &c->paths[sg->path];
+        const skfi_svg_segment *sg = &t.segs[k];
+        const skfi_svg_path *p = &c->paths[sg->path];
         const double *base = NULL;
         if (sg->kind == 0) {
             put_d_prefix(&b, &t, sg, p, tr->visible[0][sg->path]);
-            svgi_write_path_data(&b, p, tr->xy[0] + 2 * p->point_base);
+            skfi_svg_write_path_data(&b, p, tr->xy[0] + 2 * p->point_base);
             continue;
         }
         skfi_strbuf_put(&b, t.text + sg->start, sg->len);
@@ -417,11 +417,11 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
             if (f)
                 skfi_strbuf_put(&b, ";", 1);
             base = tr->xy[f] + 2 * p->point_base;
-            svgi_write_path_data(&b, p, base);
+            skfi_svg_write_path_data(&b, p, base);
         }
     }
     skfi_strbuf_put(&b, t.text + t.segs[t.count].start, t.segs[t.count].len);
-    svgi_template_release(&t);
+    skfi_svg_template_release(&t);
     if (b.failed) {
         skf_free(b.data);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory writing the animation", c->name);

@@ -12,7 +12,9 @@ Checks, over src/, tools/ and include/skinfit/:
      defines (non-static) and a header declares; every strongly connected component
      with more than one file is reported;
   4. no string literal of the library (src/) names a command-line flag ("--max-sweeps"):
-     library texts name option fields, tools/ maps them to flags.
+     library texts name option fields, tools/ maps them to flags;
+  5. names (docs/conventions.md): a function src/ defines non-static is public (declared in
+     include/skinfit/, prefix skf_) or an internal cross-file helper (prefix skfi_).
 Prints one line per violation and exits 1 when there is any, 0 otherwise.
 """
 import os
@@ -255,6 +257,21 @@ def check(root):
         elif rel.endswith(".c"):
             defs[rel], uses[rel] = definitions_and_uses(code)
 
+    public = set()
+    for f in sorted(os.listdir(os.path.join(root, "include", "skinfit"))):
+        if f.endswith(".h"):
+            with open(os.path.join(root, "include", "skinfit", f), encoding="utf-8", errors="replace") as fh:
+                public |= set(re.findall(r"([A-Za-z_]\w*)\s*\(", strip_code(fh.read())))
+    for rel, names in sorted(defs.items()):
+        if not rel.startswith("src/"):
+            continue
+        for n in sorted(names):
+            if n in public and not n.startswith("skf_"):
+                bad.append(f"{rel}: public function {n} lacks the prefix skf_")
+            elif n not in public and not n.startswith("skfi_"):
+                bad.append(f"{rel}: {n} is neither public (include/skinfit/) nor named skfi_ "
+                           f"(internal cross-file helper) nor static")
+
     definer = {}
     for rel, names in defs.items():
         for n in names & declared:
@@ -289,7 +306,7 @@ def self_test():
                          'int skf_solve(void) { return sv_b() + skf_gltf(); }\n'
                          'static int helper(void) { return 1; }\nint sv_a(void) { return helper(); }\n',
         "src/solve/b.c": '#include "solve_internal.h"\n/* sv_a() in a comment is no use */\n'
-                         'int sv_b(void) { return sv_a(); }\n',
+                         'int sv_b(void) { return sv_a(); }\nint skfi_ok(void) { return 0; }\n',
         "src/solve/c.c": '#include "solve_internal.h"\nint sv_c(void) { return sv_b(); }\n'
                          'const char *sv_msg = "raise it with --max-sweeps N"; /* "--in-comment" */\n',
         "src/solve/solve_internal.h": '#include "skinfit/solve.h"\nint sv_a(void);\nint sv_b(void);\n'
@@ -306,6 +323,9 @@ def self_test():
         'src/solve/a.c:2: #include "skinfit/gltf.h": solve may not use io',
         "cycle between source files: src/solve/a.c -> src/solve/b.c (sv_b); src/solve/b.c -> src/solve/a.c (sv_a)",
         "src/solve/c.c:3: library text names the command-line flag '--max-sweeps'",
+        "src/solve/a.c: sv_a is neither public",
+        "src/solve/b.c: sv_b is neither public",
+        "src/solve/c.c: sv_c is neither public",
     ]
     missing = [w for w in want if not any(b.startswith(w) for b in bad)]
     extra = [b for b in bad if not any(b.startswith(w) for w in want)]

@@ -20,27 +20,27 @@
 
 #include <unistd.h>
 
-static skf__solve_counts counts(void)
+static skfi_solve_counts counts(void)
 {
-    skf__solve_counts c;
-    skf__solve_counts_get(&c);
+    skfi_solve_counts c;
+    skfi_solve_counts_get(&c);
     return c;
 }
 
-static skf__solve_counts delta(skf__solve_counts a, skf__solve_counts b)
+static skfi_solve_counts delta(skfi_solve_counts a, skfi_solve_counts b)
 {
-    return (skf__solve_counts){b.solvers - a.solvers, b.clips - a.clips, b.frame_sets - a.frame_sets,
+    return (skfi_solve_counts){b.solvers - a.solvers, b.clips - a.clips, b.frame_sets - a.frame_sets,
                                b.frames - a.frames, b.rotonly_frames - a.rotonly_frames};
 }
 
-static void print_counts(const char *what, skf__solve_counts d)
+static void print_counts(const char *what, skfi_solve_counts d)
 {
     printf("%-26s %zu solvers, %zu clip solves, %zu frame-set solves, %zu frame solves, %zu rotation-only "
            "frames\n",
            what, d.solvers, d.clips, d.frame_sets, d.frames, d.rotonly_frames);
 }
 
-static bool same(skf__solve_counts a, skf__solve_counts b)
+static bool same(skfi_solve_counts a, skfi_solve_counts b)
 {
     return a.solvers == b.solvers && a.clips == b.clips && a.frame_sets == b.frame_sets && a.frames == b.frames &&
            a.rotonly_frames == b.rotonly_frames;
@@ -91,12 +91,12 @@ int main(void)
                            "--mode", "both", "-o", glb, "--report", json, NULL};
     const char *with_html[] = {"transfer", "--source", fox, "--target", aw, "--clip", "Walk", "--clip", "Gallop",
                                "--mode", "both", "-o", glb, "--report", json, "--html", html, NULL};
-    skf__solve_counts c0 = counts();
+    skfi_solve_counts c0 = counts();
     CHECK(transfer(plain) == 0);
-    skf__solve_counts c1 = counts();
+    skfi_solve_counts c1 = counts();
     CHECK(transfer(with_html) == 0);
-    skf__solve_counts c2 = counts();
-    skf__solve_counts d_plain = delta(c0, c1), d_html = delta(c1, c2);
+    skfi_solve_counts c2 = counts();
+    skfi_solve_counts d_plain = delta(c0, c1), d_html = delta(c1, c2);
     print_counts("transfer:", d_plain);
     print_counts("transfer --html:", d_html);
     CHECK(access(html, R_OK) == 0);
@@ -121,13 +121,13 @@ int main(void)
         CHECK(d_html.rotonly_frames == frames); /* one rotation-only solve per frame */
         skf_transfer_info info;
         skf_transfer_get_info(t, &info);
-        skf__solve_counts before = counts();
+        skfi_solve_counts before = counts();
         CHECK_MSG(skf_report_transfer_html(html, src->path, tgt->path, &info, clip, 2, "test", 0, 0, &err) ==
                       SKF_OK,
                   "%s", err.message);
-        skf__solve_counts d = delta(before, counts());
+        skfi_solve_counts d = delta(before, counts());
         print_counts("skf_report_transfer_html:", d);
-        CHECK(same(d, (skf__solve_counts){0, 0, 0, 0, 0}));
+        CHECK(same(d, (skfi_solve_counts){0, 0, 0, 0, 0}));
 
         /* a panel's errors are the clip's, and they make the table's per-frame figures */
         const skf_transfer_clip *c = &clip[0];

@@ -2,17 +2,17 @@
 #include "check.h"
 #include "svg/svg_internal.h"
 
-static svgi_geom parse_ok(const char *d)
+static skfi_svg_geom parse_ok(const char *d)
 {
-    svgi_geom g = {0};
+    skfi_svg_geom g = {0};
     size_t off = 0;
     const char *what = "";
-    skf_status st = svgi_parse_path(d, &g, 100000, &off, &what);
+    skf_status st = skfi_svg_parse_path(d, &g, 100000, &off, &what);
     CHECK_MSG(st == SKF_OK, "'%s': %s at %zu", d, what, off);
     return g;
 }
 
-static void check_node(const svgi_geom *g, size_t k, double x, double y)
+static void check_node(const skfi_svg_geom *g, size_t k, double x, double y)
 {
     CHECK_MSG(k < g->node_count, "node %zu of %zu", k, g->node_count);
     if (k < g->node_count) {
@@ -23,50 +23,50 @@ static void check_node(const svgi_geom *g, size_t k, double x, double y)
 
 static void parse_err(const char *d, size_t expect_off, const char *expect_what)
 {
-    svgi_geom g = {0};
+    skfi_svg_geom g = {0};
     size_t off = 999;
     const char *what = "";
-    skf_status st = svgi_parse_path(d, &g, 100000, &off, &what);
+    skf_status st = skfi_svg_parse_path(d, &g, 100000, &off, &what);
     CHECK_MSG(st == SKF_ERR_FORMAT, "'%s' should fail", d);
     CHECK_MSG(off == expect_off, "'%s': offset %zu, expected %zu", d, off, expect_off);
     CHECK_MSG(strstr(what, expect_what) != NULL, "'%s': '%s'", d, what);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
 }
 
 int main(void)
 {
-    svgi_geom g = parse_ok("M10,20L30,40");
-    svgi_geom h = parse_ok("  M 10 20 \n L 30 , 40 ");
+    skfi_svg_geom g = parse_ok("M10,20L30,40");
+    skfi_svg_geom h = parse_ok("  M 10 20 \n L 30 , 40 ");
     CHECK(g.node_count == 2 && h.node_count == 2 && !memcmp(g.xy, h.xy, 12 * sizeof(double)));
     /* a line's handles sit on its points */
     CHECK(g.xy[4] == 10 && g.xy[5] == 20 && g.xy[8] == 30 && g.xy[9] == 40);
-    svgi_geom_release(&g);
-    svgi_geom_release(&h);
+    skfi_svg_geom_release(&g);
+    skfi_svg_geom_release(&h);
 
     g = parse_ok("M1e1,2E+1l-1.5e-1.5"); /* exponents; "-1.5e-1" then ".5" */
     check_node(&g, 1, 10 - 0.15, 20.5);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0.5.5L-1-2"); /* missing separators */
     check_node(&g, 0, 0.5, 0.5);
     check_node(&g, 1, -1, -2);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0 10,0 10,10m1,1 2,2"); /* implicit lineto after M / m */
     CHECK(g.node_count == 5 && g.sub_count == 2);
     check_node(&g, 2, 10, 10);
     check_node(&g, 3, 11, 11);
     check_node(&g, 4, 13, 13);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M5,5H10V20h-2v-3"); /* H V h v */
     check_node(&g, 1, 10, 5);
     check_node(&g, 2, 10, 20);
     check_node(&g, 3, 8, 20);
     check_node(&g, 4, 8, 17);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0C10,0 20,10 20,20S30,40 40,40"); /* S reflects the last control */
     CHECK_NEAR(g.xy[6 + 4], 20, 1e-12);
     CHECK_NEAR(g.xy[6 + 5], 30, 1e-12);
     check_node(&g, 2, 40, 40);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0Q10,0 10,10T10,20"); /* quadratics, exact elevation; T reflects */
     CHECK_NEAR(g.xy[4], 20.0 / 3, 1e-12);
     CHECK_NEAR(g.xy[5], 0, 1e-12);
@@ -75,7 +75,7 @@ int main(void)
     CHECK_NEAR(g.xy[6 + 4], 10, 1e-12);
     CHECK_NEAR(g.xy[6 + 5], 10 + 20.0 / 3, 1e-12);
     check_node(&g, 2, 10, 20);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0A10,10 0 0 1 20,0"); /* half circle through (10,-10) (y down) */
     CHECK(g.node_count == 3);
     check_node(&g, 1, 10, -10);
@@ -88,30 +88,30 @@ int main(void)
         printf("quarter arc midpoint radius %.9f (r = 10)\n", r);
         CHECK(fabs(r - 10) < 10 * 3e-4);
     }
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0a10,10 0 0020,0"); /* compact flags, sweep 0 -> through (10,10) */
     check_node(&g, 1, 10, 10);
     check_node(&g, 2, 20, 0);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0a5,5 0 0 1 40,0"); /* radius too small: scaled up to 20 */
     check_node(&g, 1, 20, -20);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0L10,0L10,10Zm5,5l1,0"); /* m after Z is relative to the subpath start */
     CHECK(g.sub_count == 2 && g.subs[0].closed && !g.subs[1].closed);
     check_node(&g, 3, 5, 5);
     check_node(&g, 4, 6, 5);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0L10,0L0,0Z"); /* the last node returns to the start: merged */
     CHECK(g.node_count == 2 && g.subs[0].closed);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("M0,0L10,0ZL5,5"); /* drawing after Z starts at the subpath start */
     CHECK(g.sub_count == 2);
     check_node(&g, 2, 0, 0);
     check_node(&g, 3, 5, 5);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
     g = parse_ok("");
     CHECK(g.node_count == 0);
-    svgi_geom_release(&g);
+    skfi_svg_geom_release(&g);
 
     parse_err("M10,10 L20,x", 11, "expected a number");
     parse_err("L10,10", 0, "must start with M");
@@ -123,24 +123,24 @@ int main(void)
     /* transforms: translate(10) rotate(90, 5, 5) scale(2 3) applied to (1, 1):
      * scale -> (2, 3); rotate 90 about (5,5): (5 - (3-5), 5 + (2-5)) = (7, 2);
      * translate -> (17, 2) */
-    svgi_affine m;
+    skfi_svg_affine m;
     size_t off;
     const char *what;
-    CHECK(svgi_parse_transform("translate(10) rotate(90, 5, 5) scale(2 3)", m, &off, &what));
+    CHECK(skfi_svg_parse_transform("translate(10) rotate(90, 5, 5) scale(2 3)", m, &off, &what));
     double p[2] = {1, 1};
-    svgi_affine_apply(m, p, p);
+    skfi_svg_affine_apply(m, p, p);
     CHECK_NEAR(p[0], 17, 1e-12);
     CHECK_NEAR(p[1], 2, 1e-12);
-    CHECK(svgi_parse_transform("matrix(0.9951 -9.853767e-02 9.853767e-02 0.9951 -29.0274 13.8698)", m,
+    CHECK(skfi_svg_parse_transform("matrix(0.9951 -9.853767e-02 9.853767e-02 0.9951 -29.0274 13.8698)", m,
                                &off, &what));
     CHECK_NEAR(m[1], -9.853767e-02, 1e-15);
-    CHECK(!svgi_parse_transform("translate(1,2) skew(3)", m, &off, &what));
+    CHECK(!skfi_svg_parse_transform("translate(1,2) skew(3)", m, &off, &what));
     CHECK(off == 15);
-    CHECK(!svgi_parse_transform("rotate(1,2)", m, &off, &what));
-    svgi_affine inv, id;
-    CHECK(svgi_parse_transform("rotate(33) scale(2,5) translate(3 -4) skewX(10)", m, &off, &what));
-    CHECK(svgi_affine_invert(inv, m));
-    svgi_affine_mul(id, m, inv);
+    CHECK(!skfi_svg_parse_transform("rotate(1,2)", m, &off, &what));
+    skfi_svg_affine inv, id;
+    CHECK(skfi_svg_parse_transform("rotate(33) scale(2,5) translate(3 -4) skewX(10)", m, &off, &what));
+    CHECK(skfi_svg_affine_invert(inv, m));
+    skfi_svg_affine_mul(id, m, inv);
     CHECK_NEAR(id[0], 1, 1e-12);
     CHECK_NEAR(id[2], 0, 1e-12);
     CHECK_NEAR(id[4], 0, 1e-12);
