@@ -81,7 +81,7 @@ void skf_deformation_transfer_free(skf_deformation_transfer *dt)
     skf_free(dt->ej);
     skf_free(dt->ew);
     skf_free(dt->ed);
-    skf_spd_free(dt->spd);
+    skfi_spd_free(dt->spd);
     skf_free(dt->qs);
     skf_free(dt->qt);
     skf_free(dt->rhs);
@@ -510,7 +510,7 @@ skf_status skf_deformation_transfer_new(const double *source_rest, size_t source
         trip_r[k] = trip_c[k] = (uint32_t)v;
         trip_v[k++] = deg[v] + dt->mu_v[v];
     }
-    st = skf_spd_factor(nt, k, trip_r, trip_c, trip_v, "deformation transfer", &dt->spd, err);
+    st = skfi_spd_factor(nt, k, trip_r, trip_c, trip_v, "deformation transfer", &dt->spd, err);
     if (st)
         goto fail;
     skf_bvh_free(bvh);
@@ -617,7 +617,7 @@ skf_status skf_deformation_transfer_frame(skf_deformation_transfer *dt, const do
             b[a * nt + j] -= g;
         }
     }
-    skf_status st = skf_spd_solve(dt->spd, b, 3, b, err);
+    skf_status st = skfi_spd_solve(dt->spd, b, 3, b, err);
     if (st)
         return st;
     for (size_t v = 0; v < nt; ++v)

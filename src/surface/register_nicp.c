@@ -638,7 +638,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     }
     for (size_t v = 0; v < nt; ++v)
         skf_mat4_transform_point(c.p0 + 3 * v, alignment->target_to_source, target_positions + 3 * v);
-    skf_vertex_normals(source_positions, ns, source_triangles, source_triangle_count, snorm);
+    skfi_surface_vertex_normals(source_positions, ns, source_triangles, source_triangle_count, snorm);
     st = skf_bvh_build(source_positions, ns, source_triangles, source_triangle_count, &sbvh, err);
     if (st)
         goto done;
@@ -712,7 +712,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
         double alpha = alphas[stage];
         for (it = 0; it < max_it; ++it) {
             deform_all(&c, c.X, D);
-            skf_vertex_normals(D, nt, target_triangles, target_triangle_count, Dn);
+            skfi_surface_vertex_normals(D, nt, target_triangles, target_triangle_count, Dn);
             skf_bvh_free(dbvh);
             dbvh = NULL;
             st = skf_bvh_build(D, nt, target_triangles, target_triangle_count, &dbvh, err);
@@ -811,9 +811,9 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
                             ++nz;
                         }
                 }
-            st = skf_spd_factor(M4, nz, trip_r, trip_c, trip_v, "register", &spd, err);
+            st = skfi_spd_factor(M4, nz, trip_r, trip_c, trip_v, "register", &spd, err);
             if (!st)
-                st = skf_spd_solve(spd, rhs, 3, Xn, err);
+                st = skfi_spd_solve(spd, rhs, 3, Xn, err);
             if (st)
                 goto done;
             /* change: largest move of a sampled vertex */
@@ -853,7 +853,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     }
     /* the registered surface and the per-vertex map */
     deform_all(&c, c.X, D);
-    skf_vertex_normals(D, nt, target_triangles, target_triangle_count, Dn);
+    skfi_surface_vertex_normals(D, nt, target_triangles, target_triangle_count, Dn);
     skf_bvh_free(dbvh);
     dbvh = NULL;
     st = skf_bvh_build(D, nt, target_triangles, target_triangle_count, &dbvh, err);
@@ -930,7 +930,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
 done:
     if (st)
         skf_registration_release(out);
-    skf_spd_free(spd);
+    skfi_spd_free(spd);
     skf_bvh_free(sbvh);
     skf_bvh_free(dbvh);
     skf_free(B.off);

@@ -26,7 +26,7 @@ struct skf_spd {
     char what[64];
 };
 
-void skf_spd_free(skf_spd *s)
+void skfi_spd_free(skf_spd *s)
 {
     if (!s)
         return;
@@ -39,12 +39,12 @@ void skf_spd_free(skf_spd *s)
     skf_free(s);
 }
 
-skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
+skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
                           const char *what, skf_spd **out, skf_error *err)
 {
     skf_spd *s = *out;
     if (s && s->n != n) {
-        skf_spd_free(s);
+        skfi_spd_free(s);
         s = NULL;
     }
     *out = NULL;
@@ -60,7 +60,7 @@ skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint3
     }
     cholmod_triplet *T = cholmod_allocate_triplet(n, n, nnz ? nnz : 1, 1, CHOLMOD_REAL, &s->c);
     if (!T) {
-        skf_spd_free(s);
+        skfi_spd_free(s);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu system, %zu entries: out of memory", what, n, n, nnz);
     }
     int *ti = T->i, *tj = T->j;
@@ -74,7 +74,7 @@ skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint3
     cholmod_sparse *A = cholmod_triplet_to_sparse(T, nnz, &s->c);
     cholmod_free_triplet(&T, &s->c);
     if (!A) {
-        skf_spd_free(s);
+        skfi_spd_free(s);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu system: out of memory", what, n, n);
     }
     if (!s->L) /* the symbolic analysis is kept for refactorisations of the same pattern */
@@ -83,7 +83,7 @@ skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint3
     cholmod_free_sparse(&A, &s->c);
     if (!ok || s->c.status != CHOLMOD_OK) {
         bool posdef = s->c.status == CHOLMOD_NOT_POSDEF;
-        skf_spd_free(s);
+        skfi_spd_free(s);
         if (posdef)
             return skf_fail(err, SKF_ERR_NUMERIC, "%s: the %zu×%zu system is not positive definite", what, n, n);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu factorisation failed (out of memory)", what, n, n);
@@ -92,7 +92,7 @@ skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint3
     return SKF_OK;
 }
 
-skf_status skf_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err)
+skf_status skfi_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err)
 {
     if (!s->B || s->k != k) {
         cholmod_free_dense(&s->B, &s->c);
@@ -108,7 +108,7 @@ skf_status skf_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_e
     return SKF_OK;
 }
 
-void skf_vertex_normals(const double *p, size_t n, const uint32_t *tri, size_t nt, double *nrm)
+void skfi_surface_vertex_normals(const double *p, size_t n, const uint32_t *tri, size_t nt, double *nrm)
 {
     memset(nrm, 0, n * 3 * sizeof(double));
     for (size_t t = 0; t < nt; ++t) {

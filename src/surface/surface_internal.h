@@ -15,16 +15,16 @@ typedef struct skf_spd skf_spd;
  * for a new factor, or a previous factor of a matrix with the same sparsity
  * pattern (same entries in the same order), whose symbolic analysis is
  * reused (numeric refactorisation only); on error *out is freed and NULL. */
-skf_status skf_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
+skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
                           const char *what, skf_spd **out, skf_error *err);
 /* x = A⁻¹ b for k right-hand sides, column-major [n*k] each; x may equal b.
  * Reuses the factor's workspace: no allocation after the first call with
  * the same k. */
-skf_status skf_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err);
-void skf_spd_free(skf_spd *s);
+skf_status skfi_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err);
+void skfi_spd_free(skf_spd *s);
 
 /* Area-weighted vertex normals (unit; zero for a vertex without area). */
-void skf_vertex_normals(const double *positions, size_t vertex_count, const uint32_t *triangles,
+void skfi_surface_vertex_normals(const double *positions, size_t vertex_count, const uint32_t *triangles,
                         size_t triangle_count, double *normals);
 
 #endif

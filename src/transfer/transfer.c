@@ -174,7 +174,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     st = skf_align_surfaces(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                             T->vertex_count, T->triangles, T->triangle_count, &t->opt.align, &t->align, err);
     if (st == SKF_ERR_MISMATCH && t->align.residual > 0) /* another shape: register (transfer_register.c) */
-        st = skf_transfer_register(t, err);
+        st = skfi_transfer_register(t, err);
     if (st) {
         skf_error_prefix(err, "%s vs %s", doc_name(source), doc_name(target));
         goto fail;
@@ -190,7 +190,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     if (st)
         goto fail;
     if (t->registered)
-        st = skf_transfer_registered_constraints(t, cons, ncons, err);
+        st = skfi_transfer_registered_constraints(t, cons, ncons, err);
     else
         st = skf_correspond(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                             T->vertex_count, &t->align, cons, ncons, &t->corr, err);
@@ -305,7 +305,7 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
         info->target_diagonal = t->tgt_diag;
         info->alignment = t->align;
         if (t->registered)
-            skf_transfer_registration_info(t, info);
+            skfi_transfer_registration_info(t, info);
     }
 }
 
@@ -617,7 +617,7 @@ done:
 static skf_status carry_surface(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
 {
     if (t->dt)
-        return skf_transfer_carry_deformation(t, F, src_seq, u, err);
+        return skfi_transfer_carry_deformation(t, F, src_seq, u, err);
     size_t Ns = t->src->vertex_count, C = t->corr.count;
     for (size_t f = 0; f < F; ++f)
         skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target, src_seq + f * Ns * 3,

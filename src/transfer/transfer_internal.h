@@ -54,12 +54,12 @@ struct skf_transfer {
  * target onto the source (landmarks from the options and/or same-named
  * joints), refuses when the residual after registration exceeds
  * max_rest_mismatch, and prepares the deformation transfer. */
-skf_status skf_transfer_register(skf_transfer *t, skf_error *err);
+skf_status skfi_transfer_register(skf_transfer *t, skf_error *err);
 /* t->corr for the listed constraint vertices that registered as matched. */
-skf_status skf_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err);
-void skf_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info);
+skf_status skfi_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err);
+void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info);
 /* u [F*C*3]: the constraints' positions per frame by deformation transfer. */
-skf_status skf_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u,
+skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u,
                                           skf_error *err);
 
 #endif

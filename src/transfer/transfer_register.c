@@ -120,7 +120,7 @@ static bool vertex_rest_world(const skf_transfer *t, bool source, size_t v, doub
     return true;
 }
 
-skf_status skf_transfer_register(skf_transfer *t, skf_error *err)
+skf_status skfi_transfer_register(skf_transfer *t, skf_error *err)
 {
     const skf_rig *S = t->src, *T = t->tgt;
     double max_mis = t->opt.max_rest_mismatch > 0 ? t->opt.max_rest_mismatch : SKF_TRANSFER_DEFAULT_MAX_REST_MISMATCH;
@@ -175,12 +175,17 @@ skf_status skf_transfer_register(skf_transfer *t, skf_error *err)
     }
     t->registered = true;
     if (t->reg.residual_after > max_mis || t->reg.unmatched_area > SKF_TRANSFER_MAX_UNMATCHED_AREA)
-        return skf_fail(err, SKF_ERR_MISMATCH,
+    {
+        /* the hint names the option field; tools/ prints it as the flag */
+        skf_status st = skf_fail(err, SKF_ERR_MISMATCH,
                         "rest surfaces do not register: residual %.3g %% of the diagonal before registration, %.3g %% "
                         "after (limit %.3g %%), %.3g %% of the target unmatched (limit %.3g %%) (not the same animal? "
-                        "--max-rest-mismatch PCT overrides the residual limit)",
+                        "max_rest_mismatch PCT overrides the residual limit)",
                         100 * t->reg.residual_before, 100 * t->reg.residual_after, 100 * max_mis,
                         100 * t->reg.unmatched_area, 100 * SKF_TRANSFER_MAX_UNMATCHED_AREA);
+        skf_error_set_kind(err, SKF_KIND_OPTION, "skf_transfer_options.max_rest_mismatch");
+        return st;
+    }
     joint_distances(t);
     /* the full map (anchors) and the deformation transfer */
     size_t nt = T->vertex_count;
@@ -222,7 +227,7 @@ skf_status skf_transfer_register(skf_transfer *t, skf_error *err)
     return SKF_OK;
 }
 
-skf_status skf_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err)
+skf_status skfi_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err)
 {
     skf_correspondence *c = &t->corr;
     memset(c, 0, sizeof *c);
@@ -250,7 +255,7 @@ skf_status skf_transfer_registered_constraints(skf_transfer *t, const uint32_t *
     return SKF_OK;
 }
 
-void skf_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info)
+void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info)
 {
     const skf_registration *r = &t->reg;
     info->registered = true;
@@ -297,7 +302,7 @@ void skf_transfer_registration_info(const skf_transfer *t, skf_transfer_info *in
     skf_free(acc);
 }
 
-skf_status skf_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
+skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
 {
     size_t nt = t->tgt->vertex_count, ns = t->src->vertex_count, C = t->corr.count;
     double *anchor = skf_malloc_array(nt * 3, sizeof(double));

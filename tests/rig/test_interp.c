@@ -132,7 +132,7 @@ static void test_frames(void)
  * error whose data names the clip and the place. */
 static void test_clip_find(void)
 {
-    skf_creature_options co = {800, 0};
+    skf_creature_options co = {.vertices = 800};
     skf_gltf *doc = NULL;
     skf_error err;
     CHECK(skf_creature_build(&co, &doc, &err) == SKF_OK);

@@ -33,6 +33,7 @@ static const struct {
     {"skf_decompose_options.max_influences", "--max-influences"},
     {"skf_decompose_options.pca_shapes", "--pca"},
     {"skf_decompose_options.bone_count", "--bones"},
+    {"skf_transfer_options.max_rest_mismatch", "--max-rest-mismatch"},
 };
 
 const char *cli_flag_of(const char *option)
