@@ -153,7 +153,9 @@ int cmd_bake(int argc, char **argv)
     st = skf_rig_bake(rig, clip, fps, (int)threads, &progress, &seq, &err);
     cli_progress_finish(&prog);
     if (st) {   /* the library names the clip; the line names the file too */
-        fprintf(stderr, "skinfit: %s: animations[%d]: %s\n", file, anim, err.message);
+        char text[SKF_ERROR_MESSAGE_MAX + 128];
+        fprintf(stderr, "skinfit: %s: animations[%d]: %s\n", file, anim,
+                cli_error_text(&err, text, sizeof text));
         rc = EXIT_BAD_INPUT;
         goto done;
     }
