@@ -8,7 +8,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-dev
       libjansson-dev libxml2-dev libpng-dev libgif-dev
       liblapacke-dev libopenblas-dev libomp-dev libsuitesparse-dev
       openmpi-bin libopenmpi-dev libassimp-dev
-      librsvg2-dev libcairo2-dev nodejs npm python3)
+      librsvg2-dev libcairo2-dev nodejs npm python3
+      blender)   # Blender 3.4: the second playback client of tests/blender/
 # Optional: headless Chromium for browser checks (tests skip visibly without it).
 optional=(chromium)
 
