@@ -177,7 +177,9 @@ typedef struct skf_transfer_clip {
     double seconds;            /* total solve wall time (all runs) */
     skf_transfer_metrics control, free, rotation_only;
     size_t joint_count;        /* target joints */
-    double *free_transforms;   /* [frames*joint_count*12] solve.h 3x4 layout, owned (NULL if not run) */
+    double *free_transforms;   /* [frames*joint_count*12] solve.h 3x4 layout, owned (NULL if not run);
+                                * in rotation-only mode the start of that solve, whose metrics
+                                * (free) are then not reported */
     double *rotonly_transforms;/* same, rotation-only (NULL if not run) */
     /* the baked output (free, or rotation-only in that mode): local TRS per
      * frame and joint: [frames*joint_count*3], [..*4], [..*3]; owned */
@@ -261,10 +263,18 @@ skf_status skf_transfer_measure_baked(skf_transfer *t, const char *clip_name,
                                       skf_transfer_clip *out, skf_error *err);
 
 /* Add the baked clip to doc (the target document or a copy of it) as a glTF
- * animation under clip->name: LINEAR, one key per frame, translation +
- * rotation + scale channels on every animated joint node. */
+ * animation under clip->name, replacing an animation of that exact name
+ * (skf_gltf_add_animation): LINEAR translation + rotation + scale channels,
+ * one key per frame on every solved joint node; two constant keys (first and
+ * last frame) holding the rest TRS on every other joint of the skin and on
+ * every non-joint node between two joints, so that the clip poses the whole
+ * skeleton in players that keep an un-keyed node's previous pose (Blender). */
 skf_status skf_transfer_add_animation(const skf_transfer *t, skf_gltf *doc,
                                       const skf_transfer_clip *clip, skf_error *err);
+/* The same under another name (NULL: clip->name). */
+skf_status skf_transfer_add_animation_named(const skf_transfer *t, skf_gltf *doc,
+                                            const skf_transfer_clip *clip, const char *name,
+                                            skf_error *err);
 
 /* Names of the source clips, for messages: "Walk, Gallop, ..." (static
  * buffer inside the session, valid until the next call). */

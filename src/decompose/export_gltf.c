@@ -7,9 +7,23 @@
  * joint_world × inverse_bind equals the solved rest_to_frame transform T_fi
  * (joint_world_fi = T_fi · translation(joint_rest_i): translation
  * R c + t, rotation R). The animation keys every joint's translation and
- * rotation at exactly frame f / fps (frame 0 at time 0), LINEAR; corrective
+ * rotation at exactly frame f / fps (frame 0 at time 0), LINEAR, and its
+ * scale 1 with two constant keys (first and last frame); corrective
  * shapes become morph targets with a weights channel on the mesh node
  * (glTF adds morph targets before skinning, as our model does).
+ *
+ * Corrective shapes as non-negative weights in [0, 1]: a PCA coefficient
+ * c_fm has either sign, but players clamp morph weights to a range:
+ * Blender 3.4's importer gives each shape key the slider range [0, 1],
+ * widened only by the first key's value, so a negative (or > 1) weight is
+ * cut. Shape m is therefore written as up to two targets, +s⁺ₘ·basisₘ with
+ * weight max(c, 0)/s⁺ₘ and −s⁻ₘ·basisₘ with weight max(−c, 0)/s⁻ₘ, where
+ * s± are the largest positive / negative coefficient over the frames (a
+ * target whose side never occurs is left out). Their sum is c·basis at
+ * every key, and because glTF's LINEAR weights interpolate each target
+ * alone, also between keys: playback is the same function of time as one
+ * signed target would give (three.js, which does not clamp, plays both
+ * alike), to float rounding of the scaled basis.
  */
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
@@ -44,10 +58,27 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
             return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: triangle %zu: vertex %u out of range",
                             t / 3, triangles[t]);
     size_t sets = (K + 3) / 4;
+    /* targets: per shape, the +side then the −side when it occurs (header) */
+    double *side_scale = M ? skf_calloc(2 * M, sizeof(double)) : NULL;
+    if (M && !side_scale)
+        return nomem(err);
+    size_t T = 0;
+    for (size_t m = 0; m < M; ++m) {
+        for (size_t f = 0; f < F; ++f) {
+            double c = d->shape_weights[f * M + m];
+            if (c > side_scale[2 * m])
+                side_scale[2 * m] = c;
+            if (-c > side_scale[2 * m + 1])
+                side_scale[2 * m + 1] = -c;
+        }
+        T += (side_scale[2 * m] > 0) + (side_scale[2 * m + 1] > 0);
+    }
     skf_gltf *doc = NULL;
     skf_status st = skf_gltf_new_empty("decomposition", &doc, err);
-    if (st)
+    if (st) {
+        skf_free(side_scale);
         return st;
+    }
     float *fbuf = NULL, *times = NULL, *tvals = NULL, *rvals = NULL, *wvals = NULL;
     uint32_t *ubuf = NULL;
     int *joint_nodes = NULL;
@@ -61,10 +92,10 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
     times = skf_malloc_array(F, sizeof *times);
     tvals = skf_malloc_array(F * B * 3, sizeof *tvals);
     rvals = skf_malloc_array(F * B * 4, sizeof *rvals);
-    ch = skf_malloc_array(2 * B + 1, sizeof *ch);
-    if (M)
-        wvals = skf_malloc_array(F * M, sizeof *wvals);
-    if (!fbuf || !ubuf || !joint_nodes || !times || !tvals || !rvals || !ch || (M && !wvals)) {
+    ch = skf_malloc_array(3 * B + 1, sizeof *ch);
+    if (T)
+        wvals = skf_malloc_array(F * T, sizeof *wvals);
+    if (!fbuf || !ubuf || !joint_nodes || !times || !tvals || !rvals || !ch || (T && !wvals)) {
         st = nomem(err);
         goto done;
     }
@@ -140,7 +171,7 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
         st = nomem(err);
         goto done;
     }
-    if (M) {
+    if (T) {
         json_t *targets = json_array(), *mw = json_array();
         /* set_new takes its value even when it fails: both calls run */
         int bad = !targets || !mw;
@@ -155,9 +186,15 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
             st = nomem(err);
             goto done;
         }
-        for (size_t m = 0; m < M; ++m) {
+        for (size_t m2 = 0; m2 < 2 * M; ++m2) {
+            double sc = side_scale[m2];
+            if (!(sc > 0))
+                continue;
+            if (m2 & 1)
+                sc = -sc;
+            size_t m = m2 / 2;
             for (size_t k = 0; k < 3 * N; ++k)
-                fbuf[k] = (float)d->shapes[m * 3 * N + k];
+                fbuf[k] = (float)(sc * d->shapes[m * 3 * N + k]);
             int a_t;
             if ((st = skf_gltf_add_float_accessor(doc, fbuf, N, 3, 34962, true, &a_t, err)))
                 goto done;
@@ -196,11 +233,29 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
                                                SKF_INTERP_LINEAR, F, times, rvals + b * F * 4, 4};
     }
     size_t nch = 2 * B;
-    if (M) {
-        for (size_t k = 0; k < F * M; ++k)
-            wvals[k] = (float)d->shape_weights[k];
+    /* scale 1 as two constant keys on every joint, so the clip sets the whole
+     * TRS: a player that keeps an un-keyed channel's previous value (Blender
+     * keeps the last action's bone scale) plays it the same */
+    static const float unit_scale[6] = {1, 1, 1, 1, 1, 1};
+    float scale_times[2] = {times[0], times[F ? F - 1 : 0]};
+    for (size_t b = 0; b < B; ++b)
+        ch[nch++] = (skf_gltf_new_channel){joint_nodes[b], SKF_PATH_SCALE, SKF_INTERP_LINEAR, F > 1 ? 2 : 1,
+                                           scale_times, unit_scale, 3};
+    if (T) {
+        for (size_t f = 0; f < F; ++f) {
+            size_t t = 0;
+            for (size_t m2 = 0; m2 < 2 * M; ++m2) {
+                if (!(side_scale[m2] > 0))
+                    continue;
+                double c = d->shape_weights[f * M + m2 / 2];
+                if (m2 & 1)
+                    c = -c;
+                double w = c > 0 ? c / side_scale[m2] : 0;
+                wvals[f * T + t++] = (float)(w < 1 ? w : 1);
+            }
+        }
         ch[nch++] = (skf_gltf_new_channel){mesh_node, SKF_PATH_WEIGHTS, SKF_INTERP_LINEAR, F,
-                                           times, wvals, M};
+                                           times, wvals, T};
     }
     st = skf_gltf_add_animation(doc, "decomposed", ch, nch, err);
 done:
@@ -212,6 +267,7 @@ done:
     skf_free(rvals);
     skf_free(wvals);
     skf_free(ch);
+    skf_free(side_scale);
     if (st) {
         skf_gltf_free(doc);
         return st;

@@ -4,6 +4,9 @@
  *   20 float32 startFrame          24 float32 sampleRate  28 int32 numSamples
  *   32 numSamples × numPoints × float32[3]
  * The header counts are validated against the file size before allocating.
+ * Writing stores the clock in seconds (startFrame = start time, sampleRate =
+ * 1 / fps); reading leaves fps = 0, since files from other tools use frame
+ * units there (3ds Max: sampleRate 1 = one sample per frame).
  */
 #include "skinfit/meshseq.h"
 
@@ -132,8 +135,11 @@ skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *er
     memcpy(header, "POINTCACHE2", 12);
     wr_u32(header + 12, 1);
     wr_u32(header + 16, (uint32_t)seq->vertex_count);
-    wr_f32(header + 20, seq->fps > 0 ? (float)(seq->start_time * seq->fps) : 0.0f);
-    wr_f32(header + 24, 1.0f);
+    /* the clock in seconds: start of sample 0 and time between samples, the
+     * units Blender's Mesh Cache compares with scene time in its 'Time'
+     * mode (docs/meshseq-pc2-obj.md); no clock (fps 0): 0 and 1 */
+    wr_f32(header + 20, seq->fps > 0 ? (float)seq->start_time : 0.0f);
+    wr_f32(header + 24, seq->fps > 0 ? (float)(1.0 / seq->fps) : 1.0f);
     wr_u32(header + 28, (uint32_t)seq->frame_count);
 
     skf_atomic_file f;

@@ -785,6 +785,12 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                 t->opt.max_lm_iterations > 0 ? t->opt.max_lm_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
             measure(t->tgt_solver, t->tgt_skin, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag,
                     scratch, &out->rotation_only);
+            if (t->opt.mode == SKF_TRANSFER_ROTATION_ONLY) {
+                /* the free solve was only its start: report the mode asked
+                 * for, timed with its start (docs/transfer-report.md) */
+                out->rotation_only.solve_seconds += out->free.solve_seconds;
+                metrics_release(&out->free);
+            }
         }
         /* 6. local TRS of the baked run (and the bone-length check) */
         out->translation = skf_malloc_array(F * B * 3, sizeof(double));

@@ -73,16 +73,18 @@ int main(void)
         maxdiff = fmax(maxdiff, fabs(r->positions[i] - s->positions[i]));
     printf("round trip max |diff| = %g\n", maxdiff);
     CHECK(maxdiff == 0);
-    /* startFrame = start_time * fps */
+    /* the clock in seconds (issue 13): startFrame = start_time, sampleRate = 1 / fps */
     {
         FILE *f = fopen(path, "rb");
         uint8_t h[32];
         CHECK(f && fread(h, 1, 32, f) == 32);
         if (f)
             fclose(f);
-        float sf;
+        float sf, sr;
         memcpy(&sf, h + 20, 4);
-        CHECK_NEAR(sf, 12.0, 0);
+        memcpy(&sr, h + 24, 4);
+        CHECK_NEAR(sf, 0.5, 0);
+        CHECK_NEAR(sr, (float)(1.0 / 24), 0);
     }
     unlink(path);
     skf_meshseq_free(r);

@@ -181,7 +181,7 @@ static int progress_cb(void *user, double fraction, const char *what)
         return 0;
     p->last_draw = now;
     p->drawn = 1;
-    fprintf(stderr, "\r%-40.40s %5.1f%%", what ? what : "", 100.0 * fraction);
+    fprintf(stderr, "\r%-60.60s %5.1f%%", what ? what : "", 100.0 * fraction);
     fflush(stderr);
     return 0;
 }

@@ -3,6 +3,7 @@
 #define SKF_CLI_H
 
 #include "skinfit/base.h"
+#include "skinfit/gltf.h"
 
 #include <stdio.h>
 
@@ -70,5 +71,12 @@ skf_status cli_parse_frames(const char *spec, size_t frame_count, size_t **out, 
                             skf_error *err);
 /* s ends with suffix, ASCII case-insensitively (".GLB" matches ".glb"). */
 bool cli_ends_with(const char *s, const char *suffix);
+
+/* The animation index of clip `name` in doc, or -1 with err filled by
+ * skf_clip_find (kind SKF_KIND_UNKNOWN_CLIP, err->name) and its text
+ * extended to "FILE: animations: no clip named 'NAME'[; did you mean 'Name'?
+ * (names are case-sensitive)] (available: A, B)" — the one wording of every
+ * command (tools/skinfit/cli_clips.c). */
+int cli_find_clip(const skf_gltf *doc, const char *name, skf_error *err);
 
 #endif

@@ -114,16 +114,9 @@ int cmd_bake(int argc, char **argv)
     cli_guard_gltf(&g, doc);
     if ((rc = cli_guard_check(&g)))
         goto done;
-    int anim = skf_clip_find(doc, clip_name, &err);
-    if (anim < 0) {
-        fprintf(stderr, "skinfit: %s: clip '%s' not found; available:", err.place.file, err.name);
-        for (size_t i = 0; i < doc->animation_count; ++i)
-            fprintf(stderr, "%s '%s'", i ? "," : "",
-                    doc->animations[i].name ? doc->animations[i].name : "(unnamed)");
-        fprintf(stderr, "%s\n", doc->animation_count ? "" : " none");
-        rc = EXIT_BAD_INPUT;
-        goto done;
-    }
+    int anim = cli_find_clip(doc, clip_name, &err);
+    if (anim < 0)
+        goto fail;
     if (skin == -2)
         skin = doc->skin_count ? 0 : -1;
     if (skin >= 0 && (size_t)skin >= doc->skin_count) {

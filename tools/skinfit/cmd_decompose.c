@@ -84,17 +84,10 @@ static skf_status load_gltf_seq(const char *path, const char *clip_name, double 
     if (st)
         return st;
     cli_guard_gltf(g, doc);
-    int anim = clip_name ? skf_clip_find(doc, clip_name, err) : (doc->animation_count ? 0 : -1);
+    int anim = clip_name ? cli_find_clip(doc, clip_name, err) : (doc->animation_count ? 0 : -1);
     if (anim < 0) {
-        if (!clip_name) {
-            st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: the file has no animation", path);
-        } else {
-            st = err->status;
-            char names[512];
-            size_t n = strlen(err->message);
-            snprintf(err->message + n, sizeof err->message - n, " (available: %s)",
-                     cli_clip_names(doc, names, sizeof names));
-        }
+        st = clip_name ? err->status
+                       : skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: the file has no animation", path);
         goto done;
     }
     if ((st = skf_rig_from_gltf(doc, doc->skin_count ? 0 : -1, NULL, &rig, w, err)) ||

@@ -40,7 +40,8 @@ static void usage(FILE *out, bool control)
             "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n"
             "                        [--html REPORT.html] [--max-sweeps N] [--max-lm-iterations N]\n"
             "                        [--carry deformation|closest] [--landmarks FILE.json|joints]\n"
-            "                        [--max-rest-mismatch PCT] [--registration-iterations N]\n\n"
+            "                        [--max-rest-mismatch PCT] [--registration-iterations N]\n"
+            "                        [--clip-suffix S] [--rename OLD=NEW]...\n\n"
             "Plays each clip on the source rig, carries its surface onto the target's mesh\n"
             "(aligned automatically when the meshes differ) and solves the target's bone\n"
             "transforms frame by frame. OUT.glb is the target with the clips added as\n"
@@ -51,6 +52,10 @@ static void usage(FILE *out, bool control)
             "  --clip NAME          a clip (\"Walk\" matches \"AnimalArmature|Walk\"); repeatable\n"
             "  --all-clips          every clip of the source\n"
             "  --fps F              sampling rate (default: each clip's key rate)\n"
+            "  --clip-suffix S      bake each clip as NAME + S (default: under the source name,\n"
+            "                       replacing a target clip of that exact name; the output\n"
+            "                       line says which were replaced)\n"
+            "  --rename OLD=NEW     bake clip OLD as NEW (repeatable; wins over --clip-suffix)\n"
             "  --mode M             free (default), rotation-only (bone lengths kept), or both\n"
             "                       (both reported, the free solution baked)\n"
             "  --max-constraints N  solve on N target vertices spread evenly (default: all)\n"
@@ -80,12 +85,36 @@ static void usage(FILE *out, bool control)
             "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
 }
 
+/* The name clip c is baked under: --rename OLD=NEW when OLD is the name as
+ * typed, the source animation's name or that name without its armature
+ * prefix; else the source name + --clip-suffix; else the source name. */
+static const char *baked_name(const skf_transfer_clip *clip, const char *typed, const char *const *renames,
+                              size_t rename_count, bool *rename_used, const char *suffix, char *buf, size_t size)
+{
+    for (size_t r = 0; r < rename_count; ++r) {
+        const char *eq = strchr(renames[r], '=');
+        size_t ol = (size_t)(eq - renames[r]);
+        const char *cands[3] = {typed, clip->name, skf_clip_short_name(clip->name)};
+        for (int k = 0; k < 3; ++k)
+            if (strlen(cands[k]) == ol && !strncmp(cands[k], renames[r], ol)) {
+                rename_used[r] = true;
+                return eq + 1;
+            }
+    }
+    if (!suffix)
+        return clip->name;
+    snprintf(buf, size, "%s%s", clip->name, suffix);
+    return buf;
+}
+
 int tr_command(int argc, char **argv, bool control_only)
 {
     const char *cmd = control_only ? "control" : "transfer";
     const char *source = NULL, *target = NULL, *output = NULL, *report = NULL, *html = NULL;
     const char **names = skf_calloc((size_t)argc + 1, sizeof *names);
-    size_t name_count = 0;
+    const char **renames = skf_calloc((size_t)argc + 1, sizeof *renames);
+    const char *suffix = NULL;
+    size_t name_count = 0, rename_count = 0;
     bool all = false, per_frame = false, has_min = false;
     double min_quality = 0;
     skf_transfer_options opt;
@@ -94,7 +123,9 @@ int tr_command(int argc, char **argv, bool control_only)
     const char *landmarks = NULL;
     skf_transfer_landmark *lm = NULL;
     int rc = EXIT_OK;
-    if (!names) {
+    if (!names || !renames) {
+        skf_free(names);
+        skf_free(renames);
         fprintf(stderr, "skinfit: %s: out of memory\n", cmd);
         return EXIT_BAD_INPUT;
     }
@@ -104,6 +135,7 @@ int tr_command(int argc, char **argv, bool control_only)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout, control_only);
             skf_free(names);
+            skf_free(renames);
             return EXIT_OK;
         } else if (!strcmp(a, "--clip")) {
             if (!v) {
@@ -111,6 +143,21 @@ int tr_command(int argc, char **argv, bool control_only)
                 goto out;
             }
             names[name_count++] = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--clip-suffix")) {
+            if (!v || !*v) {
+                rc = cli_usage_error(cmd, "--clip-suffix needs a non-empty suffix");
+                goto out;
+            }
+            suffix = v;
+            ++i;
+        } else if (!control_only && !strcmp(a, "--rename")) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            if (!eq || eq == v || !eq[1]) {
+                rc = cli_usage_error(cmd, "--rename needs OLD=NEW");
+                goto out;
+            }
+            renames[rename_count++] = v;
             ++i;
         } else if (!strcmp(a, "--all-clips")) {
             all = true;
@@ -304,15 +351,8 @@ int tr_command(int argc, char **argv, bool control_only)
     /* every clip name must exist before any work starts; the hint lists the
      * clips the source has */
     for (size_t c = 0; !st && c < clip_count; ++c)
-        if (skf_clip_find(sdoc, clips[c], &err) < 0) {
+        if (cli_find_clip(sdoc, clips[c], &err) < 0)
             st = err.status;
-            if (err.kind == SKF_KIND_UNKNOWN_CLIP) {
-                char names[1024];
-                size_t n = strlen(err.message);
-                snprintf(err.message + n, sizeof err.message - n, " (available: %s)",
-                         cli_clip_names(sdoc, names, sizeof names));
-            }
-        }
     if (!st && landmarks) {
         st = tr_read_landmarks(landmarks, &lm, &opt.landmark_count, &err);
         opt.landmarks = lm;
@@ -329,7 +369,12 @@ int tr_command(int argc, char **argv, bool control_only)
     }
     for (size_t c = 0; !st && c < clip_count; ++c) {
         tr_progress tp;
-        tr_progress_init(&tp, &progress, c, clip_count);
+        size_t frames = 0;
+        skf_clip *k = NULL;
+        if (skf_clip_from_gltf(sdoc, skf_gltf_find_animation(sdoc, clips[c]), &k, NULL) == SKF_OK)
+            frames = skf_clip_frame_count(k, opt.fps);
+        skf_clip_free(k);
+        tr_progress_init(&tp, &progress, c, clip_count, clips[c], frames);
         st = skf_transfer_run_clip(tr, clips[c], &results[c], &tp.inner, &err);
         if (!st) {
             skf_transfer_clip_warn(&results[c], &warn);
@@ -339,10 +384,32 @@ int tr_command(int argc, char **argv, bool control_only)
     cli_progress_finish(&prog);
     cli_print_warnings(&warn);
     tr_run run = {source, target, mode_name, {0}, results, done};
+    /* baked names; which of them replace a clip the target already had */
+    char replaced[1024] = "";
+    size_t replaced_count = 0, rlen = 0;
+    bool *rename_used = skf_calloc(rename_count + 1, sizeof *rename_used);
+    if (!st && !rename_used)
+        st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
     if (!st) {
         skf_transfer_get_info(tr, &run.info);
-        for (size_t c = 0; !st && tdoc && c < done; ++c)
-            st = skf_transfer_add_animation(tr, tdoc, &results[c], &err);
+        for (size_t c = 0; !st && tdoc && c < done; ++c) {
+            char buf[512];
+            const char *bn = baked_name(&results[c], clips[c], renames, rename_count, rename_used, suffix, buf,
+                                        sizeof buf);
+            for (size_t a = 0; a < tdoc->animation_count; ++a)
+                if (tdoc->animations[a].name && !strcmp(tdoc->animations[a].name, bn)) {
+                    int w = snprintf(replaced + rlen, sizeof replaced - rlen, "%s%s", replaced_count ? ", " : "",
+                                     skf_clip_short_name(bn));
+                    if (w > 0 && rlen + (size_t)w < sizeof replaced)
+                        rlen += (size_t)w;
+                    ++replaced_count;
+                    break;
+                }
+            st = skf_transfer_add_animation_named(tr, tdoc, &results[c], bn, &err);
+        }
+        for (size_t r = 0; !st && r < rename_count; ++r)
+            if (!rename_used[r])
+                st = skf_fail(&err, SKF_ERR_ARGUMENT, "--rename %s: no clip of that name is transferred", renames[r]);
         if (!st && tdoc)
             st = skf_gltf_reparse(tdoc, NULL, &err);
         /* GLB, report and HTML commit together or not at all. */
@@ -377,7 +444,11 @@ int tr_command(int argc, char **argv, bool control_only)
     } else {
         tr_print_summary(stdout, &run);
         tr_print_table(stdout, &run, per_frame);
-        if (output)
+        if (output && replaced_count)
+            printf("wrote %s (%zu clip%s baked; %zu replace the target's own clip%s of the same name: %s; "
+                   "keep both with --clip-suffix S or --rename OLD=NEW)\n",
+                   output, done, done == 1 ? "" : "s", replaced_count, replaced_count == 1 ? "" : "s", replaced);
+        else if (output)
             printf("wrote %s (%zu clip%s baked)\n", output, done, done == 1 ? "" : "s");
         if (report)
             printf("wrote %s\n", report);
@@ -393,6 +464,7 @@ int tr_command(int argc, char **argv, bool control_only)
                 }
             }
     }
+    skf_free(rename_used);
 out_docs:
     for (size_t c = 0; results && c < clip_count; ++c)
         skf_transfer_clip_release(&results[c]);
@@ -405,6 +477,7 @@ out_docs:
     skf_warnings_release(&warn);
 out:
     skf_free(names);
+    skf_free(renames);
     return rc;
 }
 

@@ -30,7 +30,14 @@ void tr_print_summary(FILE *out, const tr_run *run)
 
 void tr_print_table(FILE *out, const tr_run *run, bool per_frame)
 {
-    fprintf(out, "%-16s %6s  %-13s %11s  %11s  %11s  %12s  %8s\n", "clip", "frames", "run", "quality %",
+    /* the clip column fits the longest name (at least 16 wide) */
+    int cw = 16;
+    for (size_t c = 0; c < run->clip_count; ++c) {
+        size_t l = strlen(short_name(run->clips[c].name));
+        if (l > (size_t)cw)
+            cw = l > 200 ? 200 : (int)l;
+    }
+    fprintf(out, "%-*s %6s  %-13s %11s  %11s  %11s  %12s  %8s\n", cw, "clip", "frames", "run", "quality %",
             "mean err %", "worst err %", "sweeps/frame", "solve s");
     for (size_t c = 0; c < run->clip_count; ++c) {
         const skf_transfer_clip *k = &run->clips[c];
@@ -47,19 +54,19 @@ void tr_print_table(FILE *out, const tr_run *run, bool per_frame)
             snprintf(mx, sizeof mx, TR_FMT_ERROR, m->max_error_pct);
             snprintf(sw, sizeof sw, TR_FMT_SWEEPS, m->sweeps_per_frame);
             snprintf(sec, sizeof sec, TR_FMT_SECONDS, m->solve_seconds);
-            fprintf(out, "%-16.16s %6zu  %-13s %11s  %11s  %11s  %12s  %8s\n", name, k->frames, what[i], q, me, mx,
+            fprintf(out, "%-*s %6zu  %-13s %11s  %11s  %11s  %12s  %8s\n", cw, name, k->frames, what[i], q, me, mx,
                     sw, sec);
             if (per_frame)
                 for (size_t f = 0; f < k->frames; ++f) {
                     snprintf(q, sizeof q, TR_FMT_QUALITY, 100 * m->frame_quality[f]);
                     snprintf(me, sizeof me, TR_FMT_ERROR, m->frame_mean_pct[f]);
                     snprintf(mx, sizeof mx, TR_FMT_ERROR, m->frame_max_pct[f]);
-                    fprintf(out, "%-16s %6zu  %-13s %11s  %11s  %11s  %12d\n", "", f, "  frame", q, me, mx,
+                    fprintf(out, "%-*s %6zu  %-13s %11s  %11s  %11s  %12d\n", cw, "", f, "  frame", q, me, mx,
                             m->frame_sweeps[f]);
                 }
         }
         if (k->rotation_only.present)
-            fprintf(out, "%-16.16s rotation-only bone lengths kept within %.3e (relative)\n", name,
+            fprintf(out, "%-*s rotation-only bone lengths kept within %.3e (relative)\n", cw, name,
                     k->rotation_only.max_length_error);
     }
 }
@@ -153,14 +160,19 @@ skf_status tr_write_report(const char *path, const tr_run *run, skf_error *err)
 static int tr_progress_cb(void *user, double fraction, const char *what)
 {
     tr_progress *p = user;
-    return skf_progress_report(p->outer, ((double)p->index + fraction) / (double)p->count, what);
+    snprintf(p->label, sizeof p->label, "%s (clip %zu of %zu, %zu frames): %s", short_name(p->name), p->index + 1,
+             p->count, p->frames, what ? what : "");
+    return skf_progress_report(p->outer, fraction, p->label);
 }
 
-void tr_progress_init(tr_progress *p, const skf_progress *outer, size_t index, size_t count)
+void tr_progress_init(tr_progress *p, const skf_progress *outer, size_t index, size_t count, const char *name,
+                      size_t frames)
 {
     p->outer = outer;
     p->index = index;
     p->count = count ? count : 1;
+    p->name = name;
+    p->frames = frames;
     p->inner.report = tr_progress_cb;
     p->inner.user = p;
 }

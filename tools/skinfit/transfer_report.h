@@ -37,13 +37,18 @@ skf_status tr_read_landmarks(const char *path, skf_transfer_landmark **out, size
 void tr_print_registration(FILE *out, const skf_transfer_info *info);
 struct json_t *tr_registration_json(const skf_transfer_info *info);
 
-/* Progress over several clips: maps each clip's [0,1] onto its share. */
+/* Progress of one clip among several: the line names the clip, its place
+ * and its frame count ("Walk (clip 1 of 2, 37 frames): free solve"), and
+ * the percentage is that clip's. */
 typedef struct tr_progress {
     const skf_progress *outer;
-    size_t index, count;
+    size_t index, count, frames;
+    const char *name;
+    char label[160];
     skf_progress inner;
 } tr_progress;
-void tr_progress_init(tr_progress *p, const skf_progress *outer, size_t index, size_t count);
+void tr_progress_init(tr_progress *p, const skf_progress *outer, size_t index, size_t count, const char *name,
+                      size_t frames);
 
 /* The baked-run quality a --min-quality gate checks: rotation-only when
  * only that ran, else free; control when no target. */
