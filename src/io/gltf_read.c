@@ -1,5 +1,6 @@
 /* glTF reader, part 3 of 3: the parser, JSON tree -> range-checked typed
- * views (skinfit/gltf.h), and the load entry points. The JSON getters are in
+ * views (skinfit/gltf.h), and the load-from-memory entry points (a file by
+ * name: load.c). The JSON getters are in
  * gltf_json.c, buffer and URI loading in gltf_buffers.c.
  *
  * Reference: Khronos glTF 2.0 specification (buffers, bufferViews, accessors,
@@ -1347,40 +1348,4 @@ skf_status skf_gltf_load_memory(const void *data, size_t size, const char *name,
                                 skf_error *err)
 {
     return skf_gltf_load_memory_opts(data, size, name, base_dir, NULL, out, warnings, err);
-}
-
-skf_status skf_gltf_load_opts(const char *path, const skf_gltf_load_options *options,
-                              skf_gltf **out, skf_warnings *warnings, skf_error *err)
-{
-    *out = NULL;
-    uint8_t *data;
-    size_t size;
-    skf_status st = skfi_read_through(options, path, &data, &size, err);
-    if (st)
-        return st;
-    /* base dir = everything up to the last '/', or "." */
-    const char *slash = strrchr(path, '/');
-    size_t bl = slash ? (size_t)(slash - path) : 1;
-    char *base = skf_malloc(bl + 1);
-    if (!base) {
-        skf_free(data);
-        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
-    }
-    if (slash) {
-        memcpy(base, path, bl);
-        if (bl == 0)
-            base[bl++] = '/';   /* "/file.gltf" */
-    } else {
-        base[0] = '.';
-    }
-    base[bl] = 0;
-    st = skf_gltf_load_memory_opts(data, size, path, base, options, out, warnings, err);
-    skf_free(base);
-    skf_free(data);
-    return st;
-}
-
-skf_status skf_gltf_load(const char *path, skf_gltf **out, skf_warnings *warnings, skf_error *err)
-{
-    return skf_gltf_load_opts(path, NULL, out, warnings, err);
 }

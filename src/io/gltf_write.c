@@ -18,6 +18,7 @@
  */
 #include "skinfit/gltf.h"
 
+#include "io/assimp_internal.h"
 #include "io/gltf_internal.h"
 #include "base/base_internal.h"
 
@@ -662,6 +663,9 @@ static skf_status emit(writer *w, const char *path)
 skf_status skf_gltf_write_glb(const skf_gltf *doc, const char *path, skf_warnings *warnings,
                               skf_error *err)
 {
+    if (skfi_is_assimp_path(path))
+        return skf_fail(err, SKF_ERR_ARGUMENT,
+                        "%s: outputs are glTF/GLB (FBX and Collada are read, not written): name it .glb", path);
     writer w;
     memset(&w, 0, sizeof w);
     w.doc = doc;

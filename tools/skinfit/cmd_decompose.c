@@ -30,6 +30,7 @@ static void usage(FILE *f)
             "corrective shapes (morph targets). Written as a GLB.\n\n"
             "INPUT: .abc (Alembic, Ogawa), .mdd, .pc2 (needs --rest for faces), an OBJ\n"
             "sequence (a folder of frame_0000.obj ... or a pattern with %%d), or .gltf/.glb\n"
+            "(or .fbx/.dae, read through Assimp)\n"
             "(a skinned clip or a morph-target animation, baked at --fps).\n\n"
             "  --rest REST          rest mesh (OBJ or glTF) giving the rest pose and faces\n"
             "                       (default: the input's frame 0 / bind pose)\n"
@@ -128,12 +129,19 @@ done:
     return st;
 }
 
+/* A file skf_gltf_load reads: glTF, or FBX / Collada through Assimp. */
+static bool is_rig_file(const char *path)
+{
+    return cli_ends_with(path, ".gltf") || cli_ends_with(path, ".glb") || cli_ends_with(path, ".fbx") ||
+           cli_ends_with(path, ".dae");
+}
+
 /* Rest mesh: OBJ or glTF (bind pose of skin 0, else the unskinned surface). */
 static skf_status load_rest(const char *path, skf_meshseq **out, cli_guard *g, skf_warnings *w,
                             skf_error *err)
 {
     *out = NULL;
-    if (cli_ends_with(path, ".gltf") || cli_ends_with(path, ".glb")) {
+    if (is_rig_file(path)) {
         skf_gltf *doc = NULL;
         skf_rig *rig = NULL;
         skf_status st = skf_gltf_load(path, &doc, w, err);
@@ -276,14 +284,14 @@ int cmd_decompose(int argc, char **argv)
         st = skf_mdd_read(input, &seq, &err);
     } else if (cli_ends_with(input, ".pc2")) {
         st = skf_pc2_read(input, &seq, &err);
-    } else if (cli_ends_with(input, ".gltf") || cli_ends_with(input, ".glb")) {
+    } else if (is_rig_file(input)) {
         st = load_gltf_seq(input, clip_name, fps, &seq, &glrest, &g, &w, &err);
     } else if (is_dir || strchr(input, '%')) {
         cli_guard_objseq(&g, input);
         st = skf_objseq_read(input, &seq, &err);
     } else {
         rc = cli_usage_error("decompose", "%s: unknown input type (use .abc, .mdd, .pc2, .gltf, "
-                             ".glb, a folder of OBJ frames or a %%d pattern)", input);
+                             ".glb, .fbx, .dae, a folder of OBJ frames or a %%d pattern)", input);
         goto done;
     }
     if (st)
