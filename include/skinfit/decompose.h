@@ -43,15 +43,23 @@ typedef enum skf_decompose_init {
                                        bone_count when it is > 0) */
 } skf_decompose_init;
 
+#define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 200
+#define SKF_DECOMPOSE_DEFAULT_TOLERANCE 1e-3
+#define SKF_DECOMPOSE_DEFAULT_PATIENCE 5
+
 /* Zeroed options = defaults. */
 typedef struct skf_decompose_options {
     size_t bone_count;        /* B; 0 → automatic (mean shift decides) */
     skf_decompose_init init;
     size_t max_influences;    /* K; 0 → 4 */
-    size_t max_iterations;    /* SSDR alternations cap; 0 → 30 */
+    size_t max_iterations;    /* SSDR alternations cap (a safety net: reaching it is a
+                                 warning); 0 → SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS */
     size_t pca_shapes;        /* M corrective shapes; 0 → none */
-    double tolerance;         /* stop when an iteration lowers the RMS by less than this
-                                 fraction; 0 → 1e-4 */
+    double tolerance;         /* stopping rule: converged when the best energy
+                                 E = ΣΣ‖s − u‖² fell by ≤ tolerance·E per iteration on average
+                                 over the last `patience` iterations (docs/decompose.md);
+                                 0 → SKF_DECOMPOSE_DEFAULT_TOLERANCE */
+    size_t patience;          /* window of the stopping rule, iterations; 0 → default */
     double meanshift_bandwidth; /* rotation-sequence distance (RMS over frames of
                                    ‖R_a − R_b‖_F); 0 → 0.3 */
     int threads;              /* OpenMP threads; 0 → all */
@@ -84,6 +92,8 @@ typedef struct skf_decomposition {
     double *shapes;           /* [M*3N] rest-space offsets d_mj, or NULL */
     double *shape_weights;    /* [F*M] coefficients c_fm, or NULL */
     size_t iterations;        /* SSDR alternations run */
+    size_t best_iteration;    /* the iterate kept (lowest energy; 0 = the initialisation) */
+    bool hit_cap;             /* stopped by max_iterations, not by the stopping rule */
     size_t init_bones;        /* bones the initialisation found (mean shift) */
     skf_decompose_metrics metrics;     /* without shapes */
     skf_decompose_metrics metrics_pca; /* with shapes (equal to metrics when M = 0) */

@@ -86,6 +86,10 @@ typedef struct skf_solve_options {
                               a stalled Newton phase) */
     int warmup_sweeps;     /* NEWTON: bone sweeps before the first Newton step; 0 → 15,
                               negative → none (one sweep still runs: it is the exact-data test) */
+    bool skip_residual;    /* true: stats->residual and stats->rms are not computed (set to NaN),
+                              which saves one direct pass over the vertices per frame; the
+                              moment-form stats->energy is still exact up to rounding (decompose
+                              sums it over frames for its stopping rule) */
 } skf_solve_options;
 
 typedef struct skf_solve_stats {

@@ -14,7 +14,20 @@ typedef struct skfi_decompose_ctx {
     /* NNLS solves of the weight steps, and those that stopped at their cap
      * (4n + 16 active-set changes); reported once per run. May be NULL. */
     size_t *nnls_solves, *nnls_at_cap;
+    /* Mesh adjacency (vertex j's neighbours: adj[adj_off[j] .. adj_off[j+1]-1]),
+     * or NULL when the input has no triangles. */
+    const size_t *adj_off;
+    const uint32_t *adj;
+    const uint32_t *rep; /* [N] the lowest-sorted vertex at the same rest position */
 } skfi_decompose_ctx;
+
+/* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same
+ * rest position (seams) merged into one representative *rep[j]: the
+ * neighbours of representative r are adj[off[r] .. off[r+1]-1] (each edge
+ * in both lists, no duplicates; lists of non-representatives are empty).
+ * *off [N+1], *adj, *rep [N] out, caller frees. False when out of memory. */
+bool skfi_decompose_adjacency(size_t N, size_t T, const uint32_t *tris, const double *rest, size_t **off,
+                  uint32_t **adj, uint32_t **rep);
 
 /* Rigid transforms of hard clusters: transforms[(f*B + b)*12] fitted by
  * weighted absolute orientation to the vertices labelled b (rest → frame f).
@@ -34,9 +47,11 @@ skf_status skfi_decompose_init_meanshift(const skfi_decompose_ctx *c, size_t T, 
                              uint32_t *labels, size_t *B, skf_error *err);
 
 /* Per-vertex weights by NNLS on the simplex over candidate bones (≤ K
- * non-zeros): wb/w [N*K] out, sorted descending. */
+ * non-zeros): wb/w [N*K] in (warm: the previous weights, whose bones and
+ * those of the mesh neighbours are the candidates when B > K + 4) / out,
+ * sorted descending. */
 skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, const double *transforms, size_t K,
-                            uint32_t *wb, double *w, skf_error *err);
+                            uint32_t *wb, double *w, bool warm, skf_error *err);
 
 /* Metrics of the decomposition d over all frames of c (decomposition.c),
  * frame by frame without a full reconstruction; with_shapes adds the

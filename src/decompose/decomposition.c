@@ -72,31 +72,41 @@ void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b,
 }
 
 void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition *d, bool with_shapes,
-                    skf_decompose_metrics *m)
+                skf_decompose_metrics *m)
 {
     size_t N = c->N;
     double sum = 0, mx = 0;
     long long F = (long long)c->F;
-#pragma omp parallel reduction(+ : sum) reduction(max : mx)
+    /* per-frame sums added in frame order: the same bits at any thread count */
+    double *fsum = skf_calloc(c->F, sizeof *fsum);
+#pragma omp parallel reduction(max : mx)
     {
         double *buf = skf_malloc_array(3 * N, sizeof *buf);
 #pragma omp for schedule(static)
         for (long long f = 0; f < F; ++f) {
-            if (!buf)
+            if (!buf || !fsum)
                 continue;
             skf_decomposition_frame(d, (size_t)f, with_shapes, buf);
             const double *u = c->frames + (size_t)f * N * 3;
+            double s = 0;
             for (size_t k = 0; k < N; ++k) {
                 double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
                        dz = u[3 * k + 2] - buf[3 * k + 2];
                 double d2 = dx * dx + dy * dy + dz * dz;
-                sum += d2;
+                s += d2;
                 if (d2 > mx)
                     mx = d2;
             }
+            fsum[f] = s;
         }
         skf_free(buf);
     }
+    if (fsum)
+        for (size_t f = 0; f < c->F; ++f)
+            sum += fsum[f];
+    else
+        sum = NAN; /* out of memory: the metrics say so rather than lie */
+    skf_free(fsum);
     double nf = (double)N * (double)c->F;
     m->diagonal = c->diag;
     m->rms = sqrt(sum / nf);

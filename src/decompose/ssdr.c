@@ -87,11 +87,15 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     if (opt_in)
         opt = *opt_in;
     size_t K = opt.max_influences ? opt.max_influences : 4;
-    size_t iters = opt.max_iterations ? opt.max_iterations : 30;
-    double tol = opt.tolerance > 0 ? opt.tolerance : 1e-4;
+    size_t iters = opt.max_iterations ? opt.max_iterations : SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS;
+    double tol = opt.tolerance > 0 ? opt.tolerance : SKF_DECOMPOSE_DEFAULT_TOLERANCE;
+    size_t patience = opt.patience ? opt.patience : SKF_DECOMPOSE_DEFAULT_PATIENCE;
     if (N == 0 || F == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: the animation has %zu vertices and %zu "
                         "frames (need at least one of each)", N, F);
+    if (F == 1)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: the animation has 1 frame: bones are "
+                        "told apart by their motion, so at least 2 frames are needed");
     if (K > 16) {
         skf_fail(err, SKF_ERR_ARGUMENT, "decompose: max_influences %zu (at most 16)", K);
         skf_error_set_kind(err, SKF_KIND_OPTION, "skf_decompose_options.max_influences");
@@ -106,6 +110,24 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     for (size_t k = 0; k < 3 * N; ++k)
         if (!isfinite(rest[k]))
             return skf_fail(err, SKF_ERR_FORMAT, "decompose: rest vertex %zu: not finite", k / 3);
+    {
+        size_t f = 0;
+        while (f < F && !memcmp(frames + f * 3 * N, rest, 3 * N * sizeof *rest))
+            ++f;
+        if (f == F)
+            skf_warn(opt.warnings, "decompose: the animation does not move (every frame equals the "
+                     "rest pose): every bone stays the identity");
+    }
+    size_t *adj_off = NULL;
+    uint32_t *adj = NULL, *rep_of = NULL;
+    if (tris && T) {
+        for (size_t t = 0; t < 3 * T; ++t)
+            if (tris[t] >= N)
+                return skf_fail(err, SKF_ERR_ARGUMENT, "decompose: triangle %zu: vertex %u out "
+                                "of range (%zu vertices)", t / 3, tris[t], N);
+        if (!skfi_decompose_adjacency(N, T, tris, rest ? rest : frames, &adj_off, &adj, &rep_of))
+            return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
+    }
     int saved_threads = omp_get_max_threads();
     if (opt.threads > 0)
         omp_set_num_threads(opt.threads);
@@ -116,13 +138,17 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                 .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap};
     c.diag = skf_bbox_diagonal(N, rest);
     skf_status st = SKF_OK;
+    c.adj_off = adj_off;
+    c.adj = adj;
+    c.rep = rep_of;
     skf_decomposition *d = skf_calloc(1, sizeof *d);
     uint32_t *labels = skf_calloc(N, sizeof *labels);
     size_t *offsets = skf_malloc_array(N + 1, sizeof *offsets);
     uint32_t *cbone = skf_malloc_array(N * K, sizeof *cbone);
     double *cweight = skf_malloc_array(N * K, sizeof *cweight);
     skf_solver *solver = NULL;
-    double *best_T = NULL, *best_w = NULL;
+    double *best_T = NULL, *best_w = NULL, *hist = NULL;
+    skf_solve_stats *fstats = NULL;
     uint32_t *best_b = NULL;
     if (!d || !labels || !offsets || !cbone || !cweight) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
@@ -202,7 +228,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     best_T = skf_malloc_array(F * B * 12, sizeof *best_T);
     best_w = skf_malloc_array(N * K, sizeof *best_w);
     best_b = skf_malloc_array(N * K, sizeof *best_b);
-    if (!d->weight_bone || !d->weight || !d->joint_rest || !best_T || !best_w || !best_b) {
+    hist = skf_malloc_array(iters + 1, sizeof *hist);
+    fstats = skf_malloc_array(F, sizeof *fstats);
+    if (!d->weight_bone || !d->weight || !d->joint_rest || !best_T || !best_w || !best_b || !hist ||
+        !fstats) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
         goto done;
     }
@@ -215,18 +244,25 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         d->weight_bone[j * K] = labels[j];
         d->weight[j * K] = 1;
     }
+    /* The stopping rule works on the energy E = Σ_f Σ_j ‖s_fj − u_fj‖² as the
+     * transform step leaves it (the solver's moment form, summed over frames
+     * in frame order: no extra pass over the vertices). */
     skf_decompose_metrics m;
     skfi_decompose_measure(&c, d, false, &m);
-    double best_rms = m.rms;
+    double best_E = m.rms * m.rms * (double)N * (double)F;
+    hist[0] = best_E;
     memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
     memcpy(best_w, d->weight, N * K * sizeof *best_w);
     memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
+    /* exact data: the moment form's rounding floor is ~1e-16 of Σ‖u‖²; stop
+     * once the RMS is below 1e-8 of the diagonal */
+    double floor_E = 1e-16 * (c.diag > 0 ? c.diag * c.diag : 1) * (double)N * (double)F;
 
     /* 2-4. Alternate weights and transforms. */
     size_t it = 0;
-    int stalled = 0;
-    for (; it < iters; ++it) {
-        if ((st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, err)))
+    bool converged = false;
+    for (; it < iters && !converged; ++it) {
+        if ((st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, true, err)))
             goto done;
         to_csr(d, offsets, cbone, cweight);
         if (!solver) {
@@ -238,37 +274,44 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             so.max_sweeps = 5; /* warm-started: a few sweeps per alternation suffice */
             so.method = SKF_SOLVE_METHOD_SWEEPS; /* the alternation needs descent, not a converged frame */
             so.threads = opt.threads;
+            so.skip_residual = true; /* the energy comes from the moment form */
             st = skf_solver_new(&rig, &so, &solver, err);
         } else {
             st = skf_solver_update_weights(solver, offsets, cbone, cweight, err);
         }
         if (st)
             goto done;
-        if ((st = skf_solver_frames(solver, F, frames, d->transforms, NULL, err)))
+        if ((st = skf_solver_frames(solver, F, frames, d->transforms, fstats, err)))
             goto done;
-        skfi_decompose_measure(&c, d, false, &m);
-        double gain = best_rms - m.rms;
-        if (m.rms < best_rms) {
-            best_rms = m.rms;
+        double E = 0;
+        for (size_t f = 0; f < F; ++f)
+            E += fstats[f].energy;
+        if (E < best_E) {
+            best_E = E;
+            d->best_iteration = it + 1;
             memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
             memcpy(best_w, d->weight, N * K * sizeof *best_w);
             memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
         }
+        hist[it + 1] = best_E;
         if (skf_progress_report(opt.progress, 0.3 + 0.6 * (double)(it + 1) / (double)iters,
                                 "alternation")) {
             st = skf_fail(err, SKF_ERR_CANCELLED, "decompose: cancelled");
             goto done;
         }
-        /* Stop after 3 iterations in a row without a relative gain of tol
-         * (the K-sparse weight step is not strictly monotone: one bad step
-         * is often followed by good ones). */
-        stalled = gain < tol * best_rms ? stalled + 1 : 0;
-        if (stalled >= 3 || best_rms <= 1e-12 * (c.diag > 0 ? c.diag : 1)) {
-            ++it;
-            break;
+        /* Stopping rule (docs/decompose.md): the best energy fell by less
+         * than tol per iteration on average over the last `patience`
+         * iterations — a window, because the K-sparse weight step is not
+         * monotone (one bad step is often followed by good ones) — or it
+         * reached the rounding floor of exact data. */
+        if (it + 1 >= patience) {
+            double old = hist[it + 1 - patience];
+            converged = old - best_E <= tol * (double)patience * old;
         }
+        converged = converged || best_E <= floor_E;
     }
-    if (it == iters)
+    d->hit_cap = !converged;
+    if (d->hit_cap)
         skf_warn_as(opt.warnings, SKF_KIND_ITERATION_CAP, "skf_decompose_options.max_iterations",
                     "decompose: stopped at the iteration cap max_iterations=%zu with the error still "
                     "improving", iters);
@@ -316,6 +359,11 @@ done:
     skf_free(best_T);
     skf_free(best_w);
     skf_free(best_b);
+    skf_free(hist);
+    skf_free(fstats);
+    skf_free(adj_off);
+    skf_free(adj);
+    skf_free(rep_of);
     if (opt.threads > 0)
         omp_set_num_threads(saved_threads);
     if (st) {

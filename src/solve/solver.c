@@ -329,8 +329,12 @@ static bool solve_one(const skf_solver *s, skfi_solve_ws *ws, const double *targ
         }
     }
     st->energy = skfi_solve_energy(s, ws, T);
-    st->residual = skfi_solve_residual(s, ws, T, target, parallel);
-    st->rms = sqrt(st->residual / (double)s->n);
+    if (s->opt.skip_residual) {
+        st->residual = st->rms = NAN;
+    } else {
+        st->residual = skfi_solve_residual(s, ws, T, target, parallel);
+        st->rms = sqrt(st->residual / (double)s->n);
+    }
     return true;
 }
 

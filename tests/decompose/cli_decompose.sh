@@ -63,10 +63,10 @@ if [[ -f $cyl/cylinder.obj ]]; then
   if "$bin" decompose "$tmp/seq" --bones 4 --max-iterations 50 -o "$tmp/e.glb" --report "$tmp/e.json" >/dev/null 2>"$tmp/err"
   then ok "OBJ sequence (cylinder, 5 frames)"; else bad "OBJ sequence: $(cat "$tmp/err")"; fi
   # exact LBS of 4 bones: mean shift over triangle rotations must find 4
-  if "$bin" decompose "$tmp/seq" --auto-bones -o "$tmp/f.glb" --report "$tmp/f.json" >/dev/null 2>"$tmp/err"; then
+  if "$bin" decompose "$tmp/seq" --bones auto -o "$tmp/f.glb" --report "$tmp/f.json" >/dev/null 2>"$tmp/err"; then
     nb=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).bones)' "$tmp/f.json")
-    [[ $nb == 4 ]] && ok "--auto-bones: mean shift found 4 bones on the 4-bone cylinder" || bad "--auto-bones found $nb bones, expected 4"
-  else bad "--auto-bones: $(cat "$tmp/err")"; fi
+    [[ $nb == 4 ]] && ok "--bones auto: mean shift found 4 bones on the 4-bone cylinder" || bad "--bones auto found $nb bones, expected 4"
+  else bad "--bones auto: $(cat "$tmp/err")"; fi
 fi
 morph=$data/khronos/MorphStressTest.gltf
 if [[ -f $morph ]]; then
@@ -100,7 +100,7 @@ expect 1 "Bone_Anim.pc2: the input has no faces; give --rest" "$bin" decompose "
 expect 1 "at most 251 bones" "$bin" decompose "$abc" --bones 300 -o "$tmp/x.glb"
 [[ ! -e $tmp/x.glb ]] && ok "no partial output after failures" || bad "x.glb exists after failures"
 # 4. Usage errors.
-expect 2 "exactly one of --bones N and --auto-bones" "$bin" decompose "$abc" -o "$tmp/x.glb"
+expect 2 "exactly one of --bones N and --bones auto" "$bin" decompose "$abc" -o "$tmp/x.glb"
 expect 2 "--max-influences: '0'" "$bin" decompose "$abc" --bones 3 --max-influences 0 -o "$tmp/x.glb"
 expect 2 "output is a .glb" "$bin" decompose "$abc" --bones 3 -o "$tmp/x.gltf"
 "$bin" decompose --help | grep -q -- "--auto-bones" && ok "--help" || bad "--help"

@@ -4,6 +4,7 @@
  * evaluator (acceptance 2), weight validity (acceptance 3), --pca lowers the
  * error (acceptance 5). */
 #include "check.h"
+#include "skinfit/creature.h"
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
 #include "skinfit/rig.h"
@@ -259,6 +260,14 @@ static void test_bone_anim(int only)
                d->iterations, d->seconds_total, ref);
         CHECK(d->bone_count == (size_t)bones[i]);
         CHECK(d->metrics.rms <= ref);
+#if !defined(__SANITIZE_ADDRESS__)
+        /* the default run ends by the stopping rule, not at the cap */
+        printf("  stopped by %s after %zu iterations (cap %d), best iterate %zu\n",
+               d->hit_cap ? "the CAP" : "the stopping rule", d->iterations,
+               SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS, d->best_iteration);
+        CHECK(!d->hit_cap);
+        CHECK(d->iterations < SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS);
+#endif
         check_weights(d, rel);
         if (o.pca_shapes) {
             printf("  with --pca %zu: RMS %.5f (without %.5f)\n", d->shape_count,
@@ -351,12 +360,205 @@ out:
     skf_gltf_free(doc);
 }
 
+/* The creature baked to a vertex animation: vertices ~ nv, F frames of clip. */
+static skf_meshseq *creature_seq(size_t nv, size_t clip_index, size_t F, double **rest)
+{
+    skf_error err;
+    skf_creature_options co = {.vertices = nv};
+    skf_gltf *doc = NULL;
+    skf_rig *rig = NULL;
+    skf_clip *clip = NULL;
+    skf_meshseq *seq = NULL;
+    *rest = NULL;
+    if (skf_creature_build(&co, &doc, &err) || skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) ||
+        skf_clip_from_gltf(doc, (int)clip_index, &clip, &err) ||
+        skf_rig_bake(rig, clip, (double)(F - 1) / clip->duration, 0, NULL, &seq, &err)) {
+        CHECK_MSG(0, "creature: %s", err.message);
+    } else {
+        *rest = malloc(rig->vertex_count * 3 * sizeof **rest);
+        memcpy(*rest, rig->rest_positions, rig->vertex_count * 3 * sizeof **rest);
+    }
+    skf_clip_free(clip);
+    skf_rig_free(rig);
+    skf_gltf_free(doc);
+    return seq;
+}
+
+static bool finite_decomposition(const skf_decomposition *d)
+{
+    for (size_t k = 0; k < d->frame_count * d->bone_count * 12; ++k)
+        if (!isfinite(d->transforms[k]))
+            return false;
+    for (size_t k = 0; k < d->vertex_count * d->max_influences; ++k)
+        if (!isfinite(d->weight[k]))
+            return false;
+    for (size_t k = 0; k < 3 * d->bone_count; ++k)
+        if (!isfinite(d->joint_rest[k]))
+            return false;
+    return isfinite(d->metrics.rms);
+}
+
+/* Default runs on the creature's clips converge (stopping rule, not the cap),
+ * with --bones N and with the mean-shift count; --max-influences 1..8. */
+static void test_creature_converges(void)
+{
+    static const char *clips[2] = {"Walk", "Trot"};
+    for (size_t ci = 0; ci < 2; ++ci) {
+        double *rest = NULL;
+        skf_meshseq *seq = creature_seq(1000, ci, 31, &rest);
+        if (!seq)
+            return;
+        for (int mode = 0; mode < 2; ++mode) {
+            skf_error err;
+            skf_decompose_options o = {.bone_count = mode ? 0 : 20};
+            skf_decomposition *d = NULL;
+            skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, rest,
+                                          seq->triangle_count, seq->triangles, &o, &d, &err);
+            CHECK_MSG(st == SKF_OK, "%s", err.message);
+            if (!d)
+                continue;
+            printf("creature %s %zu v x %zu f, %s: %zu bones, %zu iterations (%s), RMS %.3g %% of "
+                   "diagonal\n", clips[ci], d->vertex_count, d->frame_count,
+                   mode ? "--bones auto" : "--bones 20", d->bone_count, d->iterations,
+                   d->hit_cap ? "CAP" : "converged", 100 * d->metrics.rms / d->metrics.diagonal);
+#if !defined(__SANITIZE_ADDRESS__)
+            CHECK(!d->hit_cap);
+#endif
+            CHECK(finite_decomposition(d));
+            check_weights(d, "creature");
+            skf_decomposition_free(d);
+        }
+        if (ci == 0)
+            for (size_t K = 1; K <= 8; ++K) {
+                skf_error err;
+                skf_decompose_options o = {.bone_count = 12, .max_influences = K};
+                skf_decomposition *d = NULL;
+                skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions,
+                                              rest, seq->triangle_count, seq->triangles, &o, &d,
+                                              &err);
+                CHECK_MSG(st == SKF_OK, "K=%zu: %s", K, err.message);
+                if (!d)
+                    continue;
+                printf("  --max-influences %zu: %zu iterations (%s), RMS %.4g\n", K, d->iterations,
+                       d->hit_cap ? "CAP" : "converged", d->metrics.rms);
+#if !defined(__SANITIZE_ADDRESS__)
+                CHECK(!d->hit_cap);
+#endif
+                CHECK(d->max_influences == K);
+                CHECK(finite_decomposition(d));
+                check_weights(d, "creature K");
+                skf_decomposition_free(d);
+            }
+        free(rest);
+        skf_meshseq_free(seq);
+    }
+}
+
+/* The same bits at 1 and 2 threads (weights, transforms, metrics). */
+static void test_threads_bit_identical(void)
+{
+    double *rest = NULL;
+    skf_meshseq *seq = creature_seq(3000, 0, 25, &rest);
+    if (!seq)
+        return;
+    skf_decomposition *d[2] = {NULL, NULL};
+    for (int t = 0; t < 2; ++t) {
+        skf_error err;
+        skf_decompose_options o = {.bone_count = 20, .threads = t + 1, .max_iterations = 12};
+        CHECK(skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, rest,
+                            seq->triangle_count, seq->triangles, &o, &d[t], &err) == SKF_OK);
+    }
+    if (d[0] && d[1]) {
+        size_t N = d[0]->vertex_count, K = d[0]->max_influences;
+        bool same = d[0]->iterations == d[1]->iterations &&
+                    !memcmp(d[0]->transforms, d[1]->transforms,
+                            d[0]->frame_count * d[0]->bone_count * 12 * sizeof(double)) &&
+                    !memcmp(d[0]->weight, d[1]->weight, N * K * sizeof(double)) &&
+                    !memcmp(d[0]->weight_bone, d[1]->weight_bone, N * K * sizeof(uint32_t)) &&
+                    !memcmp(d[0]->joint_rest, d[1]->joint_rest, d[0]->bone_count * 3 * sizeof(double)) &&
+                    d[0]->metrics.rms == d[1]->metrics.rms;
+        printf("threads 1 vs 2: %s (RMS %.17g vs %.17g, %zu iterations)\n",
+               same ? "bit-identical" : "DIFFERENT", d[0]->metrics.rms, d[1]->metrics.rms,
+               d[0]->iterations);
+        CHECK(same);
+    }
+    skf_decomposition_free(d[0]);
+    skf_decomposition_free(d[1]);
+    free(rest);
+    skf_meshseq_free(seq);
+}
+
+/* Degenerate inputs: a clear error or a warning, never NaN. */
+static void test_degenerate(void)
+{
+    double *rest = NULL;
+    skf_meshseq *seq = creature_seq(600, 0, 9, &rest);
+    if (!seq)
+        return;
+    size_t N = seq->vertex_count, F = seq->frame_count, T = seq->triangle_count;
+    skf_error err;
+    /* static: every frame is the rest pose */
+    double *stat = malloc(F * N * 3 * sizeof *stat);
+    for (size_t f = 0; f < F; ++f)
+        memcpy(stat + f * N * 3, rest, N * 3 * sizeof *stat);
+    skf_warnings w = {0};
+    skf_decompose_options o = {.bone_count = 8, .warnings = &w};
+    skf_decomposition *d = NULL;
+    skf_status st = skf_decompose(N, F, stat, rest, T, seq->triangles, &o, &d, &err);
+    CHECK_MSG(st == SKF_OK, "%s", err.message);
+    if (d) {
+        printf("static sequence: %zu iterations, RMS %.3g, %zu warnings%s%s\n", d->iterations,
+               d->metrics.rms, w.count, w.count ? ": " : "", w.count ? w.items[0].text : "");
+        CHECK(finite_decomposition(d));
+        CHECK(d->metrics.rms <= 1e-9 * d->metrics.diagonal);
+        CHECK(!d->hit_cap);
+        CHECK(w.count >= 1 && strstr(w.items[0].text, "does not move"));
+        check_weights(d, "static");
+    }
+    skf_decomposition_free(d);
+    skf_warnings_release(&w);
+    /* one frame: an error that says why */
+    d = NULL;
+    o = (skf_decompose_options){.bone_count = 8};
+    st = skf_decompose(N, 1, seq->positions + 4 * N * 3, rest, T, seq->triangles, &o, &d, &err);
+    printf("one frame: %s\n", st ? err.message : "accepted?");
+    CHECK(st == SKF_ERR_ARGUMENT && strstr(err.message, "at least 2 frames"));
+    CHECK(d == NULL);
+    /* more bones than vertices */
+    d = NULL;
+    o = (skf_decompose_options){.bone_count = N + 1};
+    st = skf_decompose(N, F, seq->positions, rest, T, seq->triangles, &o, &d, &err);
+    printf("more bones than vertices: %s\n", st ? err.message : "accepted?");
+    CHECK(st == SKF_ERR_ARGUMENT && strstr(err.message, "bones possible"));
+    CHECK(d == NULL);
+    /* NaN in a frame */
+    double *nan_frames = malloc(F * N * 3 * sizeof *nan_frames);
+    memcpy(nan_frames, seq->positions, F * N * 3 * sizeof *nan_frames);
+    nan_frames[(3 * N + 7) * 3 + 1] = NAN;
+    st = skf_decompose(N, F, nan_frames, rest, T, seq->triangles, &o, &d, &err);
+    printf("NaN frame: %s\n", st ? err.message : "accepted?");
+    CHECK(st == SKF_ERR_FORMAT && strstr(err.message, "frame 3 vertex 7"));
+    free(nan_frames);
+    free(stat);
+    free(rest);
+    skf_meshseq_free(seq);
+}
+
 /* No argument: NNLS, cylinder, the bone-count error. "bones N": Bone_Anim
  * at N bones (separate ctest entries keep each under a minute in ASan). */
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "quaternius")) {
         test_quaternius();
+        return skf_test_done();
+    }
+    if (argc > 1 && !strcmp(argv[1], "creature")) {
+        test_creature_converges();
+        test_threads_bit_identical();
+        return skf_test_done();
+    }
+    if (argc > 1 && !strcmp(argv[1], "degenerate")) {
+        test_degenerate();
         return skf_test_done();
     }
     if (argc > 2 && !strcmp(argv[1], "bones")) {

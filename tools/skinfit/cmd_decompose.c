@@ -1,4 +1,4 @@
-/* skinfit decompose INPUT [--rest REST] (--bones N | --auto-bones) [--init meanshift|split]
+/* skinfit decompose INPUT [--rest REST] (--bones N|auto | --auto-bones) [--init meanshift|split]
  *                  [--max-influences K] [--pca M] [--max-iterations I] [--fps F]
  *                  [--clip NAME] [--apply-xform] [--threads T] -o OUT.glb [--report R.json]
  * Turn a vertex animation into a skinned rig (docs/decompose.md). */
@@ -21,7 +21,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: skinfit decompose INPUT [--rest REST] (--bones N | --auto-bones)\n"
+            "usage: skinfit decompose INPUT [--rest REST] (--bones N | --bones auto)\n"
             "                         [--init meanshift|split] [--max-influences K] [--pca M]\n"
             "                         [--max-iterations I] [--fps F] [--clip NAME] [--apply-xform]\n"
             "                         [--threads T] -o OUT.glb [--report R.json]\n\n"
@@ -35,11 +35,13 @@ static void usage(FILE *f)
             "  --rest REST          rest mesh (OBJ or glTF) giving the rest pose and faces\n"
             "                       (default: the input's frame 0 / bind pose)\n"
             "  --bones N            exactly N bones (split/regrow initialisation)\n"
-            "  --auto-bones         let mean shift over triangle rotations decide\n"
+            "  --bones auto         let mean shift over triangle rotations decide (also\n"
+            "                       spelled --auto-bones)\n"
             "  --init I             meanshift or split (default: split with --bones)\n"
             "  --max-influences K   bones per vertex, 1..16 (default 4)\n"
             "  --pca M              M corrective shapes from the residual (default 0)\n"
-            "  --max-iterations I   cap on alternations (default 30)\n"
+            "  --max-iterations I   cap on alternations (default %d; a safety net: the run\n"
+            "                       stops when the error stops improving, docs/decompose.md)\n"
             "  --fps F              frame rate of the output clip; frame k is keyed at k/F\n"
             "                       (default: the input's, else 24)\n"
             "  --clip NAME          glTF input: the clip to bake (default: the first)\n"
@@ -48,7 +50,8 @@ static void usage(FILE *f)
             "  -o OUT.glb           output GLB\n"
             "  --report R.json      metrics as JSON (the numbers of the table)\n"
             "  --reconstruction R.mdd  also write the reconstructed animation (with the\n"
-            "                       shapes) as an MDD point cache, for checking\n");
+            "                       shapes) as an MDD point cache, for checking\n",
+            SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS);
 }
 
 static bool parse_size(const char *s, size_t lo, size_t hi, size_t *out)
@@ -230,6 +233,10 @@ int cmd_decompose(int argc, char **argv)
                               : !strcmp(a, "--pca")            ? &M
                               : !strcmp(a, "--threads")        ? &threads
                                                                : &iters;
+                if (dst == &bones && !strcmp(v, "auto")) {
+                    auto_bones = true;
+                    continue;
+                }
                 size_t lo = !strcmp(a, "--pca") || !strcmp(a, "--threads") ? 0 : 1;
                 size_t hi = !strcmp(a, "--max-influences") ? 16 : (size_t)1 << 20;
                 if (!parse_size(v, lo, hi, dst))
@@ -249,7 +256,7 @@ int cmd_decompose(int argc, char **argv)
     if (!input)
         return cli_usage_error("decompose", "missing INPUT");
     if (have_bones == auto_bones)
-        return cli_usage_error("decompose", "give exactly one of --bones N and --auto-bones");
+        return cli_usage_error("decompose", "give exactly one of --bones N and --bones auto");
     if (!out_path)
         return cli_usage_error("decompose", "missing -o OUT.glb");
     if (!cli_ends_with(out_path, ".glb"))
@@ -368,8 +375,10 @@ int cmd_decompose(int argc, char **argv)
     /* Table and report: the same rounded numbers. */
     printf("decompose %s: %zu vertices x %zu frames at %g fps -> %s\n", input, d->vertex_count,
            d->frame_count, r6(out_fps), out_path);
-    printf("  bones %zu (initialisation found %zu), max influences %zu, iterations %zu, %g s\n",
-           d->bone_count, d->init_bones, d->max_influences, d->iterations, r6(d->seconds_total));
+    printf("  bones %zu (initialisation found %zu), max influences %zu, iterations %zu (%s, best "
+           "%zu), %g s\n", d->bone_count, d->init_bones, d->max_influences, d->iterations,
+           d->hit_cap ? "stopped at the cap" : "converged", d->best_iteration,
+           r6(d->seconds_total));
     printf("  %-22s %12s %10s %14s\n", "", "RMS (units)", "E_RMS", "worst (% diag)");
     printf("  %-22s %12g %10g %14g\n", "skinning", r6(d->metrics.rms), r6(d->metrics.erms),
            r6(d->metrics.max_error_pct));
@@ -394,11 +403,13 @@ int cmd_decompose(int argc, char **argv)
         json_t *j = NULL;
         if (warr && jm && (jmp || !d->shape_count))
             j = json_pack(
-                "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:O,s:O*,s:f,s:{s:f,s:f},s:O}", "input",
-                input, "output", out_path, "vertices", (json_int_t)d->vertex_count, "frames",
-                (json_int_t)d->frame_count, "fps", r6(out_fps), "bones", (json_int_t)d->bone_count,
-                "init_bones", (json_int_t)d->init_bones, "max_influences",
-                (json_int_t)d->max_influences, "iterations", (json_int_t)d->iterations,
+                "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:O,s:O*,s:f,s:{s:f,s:f},s:O}",
+                "input", input, "output", out_path, "vertices", (json_int_t)d->vertex_count,
+                "frames", (json_int_t)d->frame_count, "fps", r6(out_fps), "bones",
+                (json_int_t)d->bone_count, "init_bones", (json_int_t)d->init_bones,
+                "max_influences", (json_int_t)d->max_influences, "iterations",
+                (json_int_t)d->iterations, "converged", !d->hit_cap, "best_iteration",
+                (json_int_t)d->best_iteration,
                 "pca_shapes", (json_int_t)d->shape_count, "metrics", jm, "metrics_pca", jmp,
                 "size_ratio", r6(d->size_ratio), "seconds", "init", r6(d->seconds_init), "total",
                 r6(d->seconds_total), "warnings", warr);
