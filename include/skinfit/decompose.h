@@ -12,6 +12,7 @@
  *   ssdr.c            the alternation (transforms with fixed weights via
  *                     skinfit/solve.h, then weights)
  *   decomposition.c   the result object: free, frame reconstruction, metrics
+ *   skeleton.c        bone tree, joints, constrained re-solve (Le & Deng 2014)
  *   pca.c             PCA of the rest-space residual (LAPACKE SVD)
  * Formulas and decisions: docs/decompose.md.
  *
@@ -22,7 +23,9 @@
  * layout of skinfit/solve.h): the skinned point is
  *     s_fj = Σ_i w_ij · T_fi · [v_j + Σ_m c_fm d_mj ; 1].
  * A glTF skin realises it with bind_to_world_i = translation(joint_rest_i)
- * and joint_world_fi = T_fi · bind_to_world_i.
+ * and joint_world_fi = T_fi · bind_to_world_i; with a skeleton (parent[]),
+ * the joints form that tree and each joint's local transform relative to
+ * its parent is a rotation with the constant offset b_i − b_parent.
  *
  * Ownership: skf_decompose returns a skf_decomposition owned by the caller
  * (skf_decomposition_free). Inputs are only read.
@@ -62,6 +65,11 @@ typedef struct skf_decompose_options {
     size_t patience;          /* window of the stopping rule, iterations; 0 → default */
     double meanshift_bandwidth; /* rotation-sequence distance (RMS over frames of
                                    ‖R_a − R_b‖_F); 0 → 0.3 */
+    bool skeleton;            /* after the flat decomposition, build a bone tree and joints
+                                 and re-solve with it as a constraint (Le & Deng 2014,
+                                 skeleton.c; docs/decompose.md "Skeleton") */
+    size_t skeleton_rounds;   /* weight + constrained-transform rounds after the first
+                                 constrained solve; 0 → 2 */
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */
     skf_warnings *warnings;   /* may be NULL; e.g. "asked 30 bones, mesh has 20 vertices" */
@@ -86,8 +94,14 @@ typedef struct skf_decomposition {
     uint32_t *weight_bone;    /* [N*K] bone of slot k of vertex j (0 where the weight is 0) */
     double *weight;           /* [N*K] ≥ 0, Σ_k = 1 per vertex, sorted descending */
     double *transforms;       /* [F*B*12] rest_to_frame, see above */
-    double *joint_rest;       /* [3B] joint positions in rest space (weighted centroid
-                                 of each bone's vertices) */
+    double *joint_rest;       /* [3B] joint positions in rest space: flat, the weighted
+                                 centroid of each bone's vertices; with a skeleton, the joint
+                                 between the bone and its parent (the root: its centroid) */
+    int32_t *parent;          /* [B] with a skeleton: parent bone, −1 for the root; NULL when
+                                 flat. Then transforms[f,i] = [G | p − G b_i] with G a rotation,
+                                 b_i = joint_rest_i and p = p_parent + G_parent (b_i − b_parent):
+                                 ‖p_i − p_parent‖ is the same in every frame */
+    size_t skeleton_root;     /* the root bone (with a skeleton) */
     size_t shape_count;       /* M */
     double *shapes;           /* [M*3N] rest-space offsets d_mj, or NULL */
     double *shape_weights;    /* [F*M] coefficients c_fm, or NULL */
@@ -95,7 +109,10 @@ typedef struct skf_decomposition {
     size_t best_iteration;    /* the iterate kept (lowest energy; 0 = the initialisation) */
     bool hit_cap;             /* stopped by max_iterations, not by the stopping rule */
     size_t init_bones;        /* bones the initialisation found (mean shift) */
-    skf_decompose_metrics metrics;     /* without shapes */
+    skf_decompose_metrics metrics;     /* without shapes (of the skeletal result with a
+                                          skeleton) */
+    skf_decompose_metrics metrics_flat; /* the flat decomposition's (equal to metrics when
+                                           there is no skeleton) */
     skf_decompose_metrics metrics_pca; /* with shapes (equal to metrics when M = 0) */
     double size_ratio;        /* numbers stored by the skinned form / 3NF, docs/decompose.md */
     double seconds_init, seconds_total; /* wall time of the initialisation and of all */

@@ -59,6 +59,11 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
 void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition *d, bool with_shapes,
                 skf_decompose_metrics *m);
 
+/* Bone tree, joints and the constrained re-solve (skeleton.c, Le & Deng
+ * 2014) of the flat decomposition d: fills d->parent, d->skeleton_root and
+ * replaces transforms, weights and joint_rest by the skeletal ones. */
+skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, skf_error *err);
+
 /* PCA of the rest-space residual; fills d->shapes / shape_weights. */
 skf_status skfi_decompose_pca(const skfi_decompose_ctx *c, skf_decomposition *d, size_t M, skf_error *err);
 

@@ -19,6 +19,7 @@ void skf_decomposition_free(skf_decomposition *d)
     skf_free(d->weight);
     skf_free(d->transforms);
     skf_free(d->joint_rest);
+    skf_free(d->parent);
     skf_free(d->shapes);
     skf_free(d->shape_weights);
     skf_free(d);

@@ -1,7 +1,10 @@
 /* A decomposition as a glTF document (docs/decompose.md, "Output").
  *
  * Scene: node 0 "DecomposeRoot" (identity) with the joints "bone_000" ...
- * as children, then the mesh node "DecomposedMesh" at the scene root. Joint
+ * as children (with a skeleton: the root bone as its child, the others in
+ * the bone tree, each at its offset from its parent joint, and the clip as
+ * the local rotation and translation of each joint relative to its parent),
+ * then the mesh node "DecomposedMesh" at the scene root. Joint
  * i rests at joint_rest_i with identity rotation; its inverse bind matrix is
  * the translation by −joint_rest_i, so the glTF skinning matrix
  * joint_world × inverse_bind equals the solved rest_to_frame transform T_fi
@@ -102,12 +105,32 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
     int root;
     if ((st = skf_gltf_add_node(doc, "DecomposeRoot", -1, NULL, NULL, NULL, &root, err)))
         goto done;
-    for (size_t b = 0; b < B; ++b) {
-        char name[32];
-        snprintf(name, sizeof name, "bone_%03zu", b);
-        if ((st = skf_gltf_add_node(doc, name, root, d->joint_rest + 3 * b, NULL, NULL,
-                                    &joint_nodes[b], err)))
+    /* Flat: every joint under the root node at its rest position. With a
+     * skeleton: the tree, each joint at its offset from its parent, added
+     * parents first (breadth first from the root bone). */
+    for (size_t b = 0; b < B; ++b)
+        joint_nodes[b] = -1;
+    for (size_t added = 0; added < B;) {
+        size_t before = added;
+        for (size_t b = 0; b < B; ++b) {
+            int32_t q = d->parent ? d->parent[b] : -1;
+            if (joint_nodes[b] >= 0 || (q >= 0 && joint_nodes[q] < 0))
+                continue;
+            char name[32];
+            snprintf(name, sizeof name, "bone_%03zu", b);
+            double t[3];
+            for (int a = 0; a < 3; ++a)
+                t[a] = d->joint_rest[3 * b + (size_t)a] -
+                       (q >= 0 ? d->joint_rest[3 * (size_t)q + (size_t)a] : 0);
+            if ((st = skf_gltf_add_node(doc, name, q >= 0 ? joint_nodes[q] : root, t, NULL, NULL,
+                                        &joint_nodes[b], err)))
+                goto done;
+            ++added;
+        }
+        if (added == before) {
+            st = skf_fail(err, SKF_ERR_ARGUMENT, "decompose: the bone tree has a cycle");
             goto done;
+        }
     }
     /* Inverse bind matrices: translation by −joint_rest. */
     for (size_t b = 0; b < B; ++b) {
@@ -212,18 +235,39 @@ skf_status skf_decomposition_to_gltf(const skf_decomposition *d, size_t triangle
         times[f] = (float)((double)f / fps);
     for (size_t b = 0; b < B; ++b) {
         double prev[4] = {0, 0, 0, 1};
+        int32_t par = d->parent ? d->parent[b] : -1;
         for (size_t f = 0; f < F; ++f) {
+            /* joint world: rotation R_fb, position p = T_fb c_b; local to the
+             * parent joint (skeleton): R_parᵀ R, R_parᵀ (p − p_par) */
             const double *T = d->transforms + (f * B + b) * 12;
             const double *c = d->joint_rest + 3 * b;
+            double R[9], p[3];
+            memcpy(R, T, sizeof R);
+            for (int r = 0; r < 3; ++r)
+                p[r] = T[r] * c[0] + T[3 + r] * c[1] + T[6 + r] * c[2] + T[9 + r];
+            if (par >= 0) {
+                const double *Tq = d->transforms + (f * B + (size_t)par) * 12;
+                const double *cq = d->joint_rest + 3 * (size_t)par;
+                double pq[3], dp[3];
+                for (int r = 0; r < 3; ++r) {
+                    pq[r] = Tq[r] * cq[0] + Tq[3 + r] * cq[1] + Tq[6 + r] * cq[2] + Tq[9 + r];
+                    dp[r] = p[r] - pq[r];
+                }
+                for (int col = 0; col < 3; ++col)
+                    for (int r = 0; r < 3; ++r)
+                        R[col * 3 + r] = Tq[r * 3] * T[col * 3] + Tq[r * 3 + 1] * T[col * 3 + 1] +
+                                         Tq[r * 3 + 2] * T[col * 3 + 2];
+                for (int r = 0; r < 3; ++r)
+                    p[r] = Tq[r * 3] * dp[0] + Tq[r * 3 + 1] * dp[1] + Tq[r * 3 + 2] * dp[2];
+            }
             double q[4];
-            skf_quat_from_mat3(q, T);
+            skf_quat_from_mat3(q, R);
             if (q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0)
                 for (int a = 0; a < 4; ++a)
                     q[a] = -q[a];
             memcpy(prev, q, sizeof q);
             for (int r = 0; r < 3; ++r)
-                tvals[(b * F + f) * 3 + (size_t)r] =
-                    (float)(T[r] * c[0] + T[3 + r] * c[1] + T[6 + r] * c[2] + T[9 + r]);
+                tvals[(b * F + f) * 3 + (size_t)r] = (float)p[r];
             for (int a = 0; a < 4; ++a)
                 rvals[(b * F + f) * 4 + (size_t)a] = (float)q[a];
         }

@@ -325,6 +325,12 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     memcpy(d->weight_bone, best_b, N * K * sizeof *best_b);
     joint_positions(d, labels);
     skfi_decompose_measure(&c, d, false, &d->metrics);
+    d->metrics_flat = d->metrics;
+    if (opt.skeleton) {
+        if ((st = skfi_decompose_skeleton(&c, d, opt.skeleton_rounds ? opt.skeleton_rounds : 2, err)))
+            goto done;
+        skfi_decompose_measure(&c, d, false, &d->metrics);
+    }
     d->metrics_pca = d->metrics;
     {
         size_t unused = 0;

@@ -77,6 +77,27 @@ if [[ -f $morph ]]; then
   [[ $rc -eq 0 || $rc -eq 77 ]] && ok "three.js playback of the morph-path result" || bad "three.js g.glb"
 fi
 
+# 2b. --skeleton (issue 16): the creature's Walk -> a bone tree; validator; three.js replay;
+#     the report carries the flat error beside the skeletal one; joints nest in the GLB.
+if "$bin" demo-asset -o "$tmp/cr.glb" --vertices 600 >/dev/null 2>"$tmp/err" &&
+   "$bin" decompose "$tmp/cr.glb" --clip Walk --bones 16 --skeleton -o "$tmp/s.glb" \
+     --report "$tmp/s.json" --reconstruction "$tmp/s.mdd" >"$tmp/table" 2>"$tmp/err"; then
+  ok "decompose --skeleton (creature Walk, 16 bones)"; cat "$tmp/table"
+else bad "decompose --skeleton: $(cat "$tmp/err")"; fi
+node -e '
+const fs=require("fs"); const r=JSON.parse(fs.readFileSync(process.argv[1]));
+const b=fs.readFileSync(process.argv[2]); const j=JSON.parse(b.slice(20, 20+b.readUInt32LE(12)).toString());
+const joints=j.skins[0].joints, parentOf={};
+j.nodes.forEach((n,i)=>(n.children||[]).forEach(c=>parentOf[c]=i));
+const nested=joints.filter(n=>joints.includes(parentOf[n])).length;
+if(!r.skeleton||r.skeleton.parent.length!==r.bones||!(r.skeleton.metrics_flat.rms>0)||nested!==r.bones-1){console.log("bad skeleton report/GLB",nested);process.exit(1)}
+console.log("skeleton: "+nested+" of "+r.bones+" joints under another joint; RMS skeletal "+r.metrics.rms+", flat "+r.skeleton.metrics_flat.rms)' \
+  "$tmp/s.json" "$tmp/s.glb" && ok "skeleton report and joint tree" || bad "skeleton report/GLB"
+node "$src/tests/js/validate.mjs" "$tmp/s.glb"; rc=$?
+[[ $rc -eq 0 || $rc -eq 77 ]] && ok "gltf-validator (skeleton)" || bad "gltf-validator s.glb"
+node "$src/tests/decompose/three_playback.mjs" "$tmp/s.glb" "$tmp/s.mdd" 30; rc=$?
+[[ $rc -eq 0 || $rc -eq 77 ]] && ok "three.js playback of the skeletal GLB" || bad "three.js s.glb"
+
 # 3. Malformed inputs: exit 1, one line naming the file and the place.
 head -c 100000 "$abc" >"$tmp/trunc.abc"
 expect 1 "trunc.abc: byte [0-9]+" "$bin" decompose "$tmp/trunc.abc" --bones 3 -o "$tmp/x.glb"

@@ -22,7 +22,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: skinfit decompose INPUT [--rest REST] (--bones N | --bones auto)\n"
-            "                         [--init meanshift|split] [--max-influences K] [--pca M]\n"
+            "                         [--init meanshift|split] [--max-influences K] [--skeleton]\n"
+            "                         [--pca M]\n"
             "                         [--max-iterations I] [--fps F] [--clip NAME] [--apply-xform]\n"
             "                         [--threads T] -o OUT.glb [--report R.json]\n\n"
             "Turn a vertex animation with no skeleton into a linear-blend-skinned rig:\n"
@@ -39,6 +40,9 @@ static void usage(FILE *f)
             "                       spelled --auto-bones)\n"
             "  --init I             meanshift or split (default: split with --bones)\n"
             "  --max-influences K   bones per vertex, 1..16 (default 4)\n"
+            "  --skeleton           also build a bone tree with joints (Le & Deng 2014) and\n"
+            "                       re-solve with it: an armature an artist can pose; the\n"
+            "                       clip becomes local rotations (+ root translation)\n"
             "  --pca M              M corrective shapes from the residual (default 0)\n"
             "  --max-iterations I   cap on alternations (default %d; a safety net: the run\n"
             "                       stops when the error stops improving, docs/decompose.md)\n"
@@ -184,7 +188,7 @@ int cmd_decompose(int argc, char **argv)
     const char *input = NULL, *rest_path = NULL, *out_path = NULL, *report = NULL,
                *clip_name = NULL, *recon = NULL;
     size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0;
-    bool auto_bones = false, have_bones = false, apply_xform = false;
+    bool auto_bones = false, have_bones = false, apply_xform = false, skeleton = false;
     double fps = 0;
     skf_decompose_init init = SKF_DECOMPOSE_INIT_DEFAULT;
     for (int i = 1; i < argc; ++i) {
@@ -196,6 +200,8 @@ int cmd_decompose(int argc, char **argv)
             auto_bones = true;
         } else if (!strcmp(a, "--apply-xform")) {
             apply_xform = true;
+        } else if (!strcmp(a, "--skeleton")) {
+            skeleton = true;
         } else if (!strcmp(a, "--rest") || !strcmp(a, "--bones") || !strcmp(a, "--init") ||
                    !strcmp(a, "--max-influences") || !strcmp(a, "--pca") ||
                    !strcmp(a, "--max-iterations") || !strcmp(a, "--fps") || !strcmp(a, "-o") ||
@@ -334,6 +340,7 @@ int cmd_decompose(int argc, char **argv)
                                .max_influences = K,
                                .max_iterations = iters,
                                .pca_shapes = M,
+                               .skeleton = skeleton,
                                .threads = (int)threads,
                                .progress = &pr,
                                .warnings = &w};
@@ -382,6 +389,19 @@ int cmd_decompose(int argc, char **argv)
     printf("  %-22s %12s %10s %14s\n", "", "RMS (units)", "E_RMS", "worst (% diag)");
     printf("  %-22s %12g %10g %14g\n", "skinning", r6(d->metrics.rms), r6(d->metrics.erms),
            r6(d->metrics.max_error_pct));
+    if (d->parent) {
+        printf("  %-22s %12g %10g %14g\n", "flat (before skeleton)", r6(d->metrics_flat.rms),
+               r6(d->metrics_flat.erms), r6(d->metrics_flat.max_error_pct));
+        size_t depth = 0;
+        for (size_t i = 0; i < d->bone_count; ++i) {
+            size_t h = 0;
+            for (int32_t a = d->parent[i]; a >= 0 && h <= d->bone_count; a = d->parent[a])
+                ++h;
+            depth = h > depth ? h : depth;
+        }
+        printf("  skeleton: root bone_%03zu, depth %zu (the row 'skinning' is the skeletal "
+               "result)\n", d->skeleton_root, depth);
+    }
     if (d->shape_count) {
         char label[48];
         snprintf(label, sizeof label, "skinning + %zu shapes", d->shape_count);
@@ -400,10 +420,22 @@ int cmd_decompose(int argc, char **argv)
          * when json_pack itself fails, so we keep and drop our references */
         json_t *jm = metrics_json(&d->metrics);
         json_t *jmp = d->shape_count ? metrics_json(&d->metrics_pca) : NULL;
+        json_t *jsk = NULL;
+        if (d->parent) {
+            json_t *par = json_array();
+            for (size_t i = 0; par && i < d->bone_count; ++i)
+                json_array_append_new(par, json_integer(d->parent[i]));
+            json_t *jf = metrics_json(&d->metrics_flat);
+            if (par && jf)
+                jsk = json_pack("{s:I,s:O,s:O}", "root", (json_int_t)d->skeleton_root, "parent",
+                                par, "metrics_flat", jf);
+            json_decref(par);
+            json_decref(jf);
+        }
         json_t *j = NULL;
-        if (warr && jm && (jmp || !d->shape_count))
+        if (warr && jm && (jmp || !d->shape_count) && (jsk || !d->parent))
             j = json_pack(
-                "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:O,s:O*,s:f,s:{s:f,s:f},s:O}",
+                "{s:s,s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:O,s:O*,s:O*,s:f,s:{s:f,s:f},s:O}",
                 "input", input, "output", out_path, "vertices", (json_int_t)d->vertex_count,
                 "frames", (json_int_t)d->frame_count, "fps", r6(out_fps), "bones",
                 (json_int_t)d->bone_count, "init_bones", (json_int_t)d->init_bones,
@@ -411,10 +443,12 @@ int cmd_decompose(int argc, char **argv)
                 (json_int_t)d->iterations, "converged", !d->hit_cap, "best_iteration",
                 (json_int_t)d->best_iteration,
                 "pca_shapes", (json_int_t)d->shape_count, "metrics", jm, "metrics_pca", jmp,
+                "skeleton", jsk,
                 "size_ratio", r6(d->size_ratio), "seconds", "init", r6(d->seconds_init), "total",
                 r6(d->seconds_total), "warnings", warr);
         json_decref(jm);
         json_decref(jmp);
+        json_decref(jsk);
         json_decref(warr);
         char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
         json_decref(j);
