@@ -116,6 +116,8 @@ typedef struct skf_decomposition {
     skf_decompose_metrics metrics_pca; /* with shapes (equal to metrics when M = 0) */
     double size_ratio;        /* numbers stored by the skinned form / 3NF, docs/decompose.md */
     double seconds_init, seconds_total; /* wall time of the initialisation and of all */
+    double seconds_weights;   /* wall time in the alternation's weight steps */
+    double seconds_skeleton;  /* wall time of the skeleton (0 without) */
 } skf_decomposition;
 
 /* Decompose. frames: [F*3N] positions frame-major (as skf_meshseq); rest:

@@ -59,6 +59,10 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
 void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition *d, bool with_shapes,
                 skf_decompose_metrics *m);
 
+/* CSR view of d's K-slot weights for the solver (zeros dropped): offsets
+ * [N+1], bone / weight [N*K] out (decomposition.c). */
+void skfi_decompose_to_csr(const skf_decomposition *d, size_t *offsets, uint32_t *bone, double *weight);
+
 /* Bone tree, joints and the constrained re-solve (skeleton.c, Le & Deng
  * 2014) of the flat decomposition d: fills d->parent, d->skeleton_root and
  * replaces transforms, weights and joint_rest by the skeletal ones. */

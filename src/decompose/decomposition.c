@@ -115,3 +115,19 @@ void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition
     m->max_error = sqrt(mx);
     m->max_error_pct = c->diag > 0 ? 100.0 * m->max_error / c->diag : 0;
 }
+
+/* CSR view of the K-slot weights for the solver (zeros dropped). */
+void skfi_decompose_to_csr(const skf_decomposition *d, size_t *offsets, uint32_t *bone, double *weight)
+{
+    size_t N = d->vertex_count, K = d->max_influences, n = 0;
+    offsets[0] = 0;
+    for (size_t j = 0; j < N; ++j) {
+        for (size_t k = 0; k < K; ++k)
+            if (d->weight[j * K + k] > 0) {
+                bone[n] = d->weight_bone[j * K + k];
+                weight[n] = d->weight[j * K + k];
+                ++n;
+            }
+        offsets[j + 1] = n;
+    }
+}

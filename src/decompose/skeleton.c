@@ -114,21 +114,6 @@ static double pair_joint(const skfi_decompose_ctx *c, const skf_decomposition *d
     return sqrt(fmax(E, 0) / (double)F);
 }
 
-/* CSR weights of d for the solver (zeros dropped). */
-static void csr_of(const skf_decomposition *d, size_t *off, uint32_t *bone, double *w)
-{
-    size_t N = d->vertex_count, K = d->max_influences, n = 0;
-    off[0] = 0;
-    for (size_t j = 0; j < N; ++j) {
-        for (size_t k = 0; k < K; ++k)
-            if (d->weight[j * K + k] > 0) {
-                bone[n] = d->weight_bone[j * K + k];
-                w[n++] = d->weight[j * K + k];
-            }
-        off[j + 1] = n;
-    }
-}
-
 /* Constrained transforms of every frame (frames independent: the same bits
  * at any thread count). Tfree: starts [F*B*12]; Tout [F*B*12]; returns the
  * energy Σ_f residual_f, or −1 on failure (err set). */
@@ -317,7 +302,7 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     }
     /* 4. Re-solve with the tree as a constraint. */
     skf_skeleton skel = {.joint_count = B, .parent = parent, .bind_to_world = bind};
-    csr_of(d, off, cb, cw);
+    skfi_decompose_to_csr(d, off, cb, cw);
     skf_solve_rig rig = {.vertex_count = N, .rest = c->rest, .offsets = off, .bone = cb,
                          .weight = cw, .bone_count = B};
     skf_solve_options so = {.start = SKF_SOLVE_START_WARM, .threads = 1};
@@ -335,7 +320,7 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     for (size_t r = 0; r < rounds; ++r) {
         if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, err)))
             goto done;
-        csr_of(d, off, cb, cw);
+        skfi_decompose_to_csr(d, off, cb, cw);
         if ((st = skf_solver_update_weights(solver, off, cb, cw, err)))
             goto done;
         double *Tnext = d->transforms; /* scratch: the flat transforms are no longer needed */

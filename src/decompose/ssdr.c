@@ -22,22 +22,6 @@
 
 #define INIT_FRAMES 32
 
-/* CSR view of the K-slot weights for the solver (zeros dropped). */
-static void to_csr(const skf_decomposition *d, size_t *offsets, uint32_t *bone, double *weight)
-{
-    size_t N = d->vertex_count, K = d->max_influences, n = 0;
-    offsets[0] = 0;
-    for (size_t j = 0; j < N; ++j) {
-        for (size_t k = 0; k < K; ++k)
-            if (d->weight[j * K + k] > 0) {
-                bone[n] = d->weight_bone[j * K + k];
-                weight[n] = d->weight[j * K + k];
-                ++n;
-            }
-        offsets[j + 1] = n;
-    }
-}
-
 static void joint_positions(skf_decomposition *d, const uint32_t *labels)
 {
     size_t N = d->vertex_count, K = d->max_influences, B = d->bone_count;
@@ -262,9 +246,11 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     size_t it = 0;
     bool converged = false;
     for (; it < iters && !converged; ++it) {
+        double tw = omp_get_wtime();
         if ((st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, true, err)))
             goto done;
-        to_csr(d, offsets, cbone, cweight);
+        d->seconds_weights += omp_get_wtime() - tw;
+        skfi_decompose_to_csr(d, offsets, cbone, cweight);
         if (!solver) {
             skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
                                  .bone = cbone, .weight = cweight, .bone_count = B};
@@ -327,8 +313,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     skfi_decompose_measure(&c, d, false, &d->metrics);
     d->metrics_flat = d->metrics;
     if (opt.skeleton) {
+        double ts = omp_get_wtime();
         if ((st = skfi_decompose_skeleton(&c, d, opt.skeleton_rounds ? opt.skeleton_rounds : 2, err)))
             goto done;
+        d->seconds_skeleton = omp_get_wtime() - ts;
         skfi_decompose_measure(&c, d, false, &d->metrics);
     }
     d->metrics_pca = d->metrics;

@@ -192,6 +192,8 @@ out:
 int main(void)
 {
     run_clip(0, 1500, 37);
-    run_clip(1, 1500, 31);
+#if !defined(__SANITIZE_ADDRESS__)
+    run_clip(1, 1500, 31); /* ASan build: Walk only (same assertions), to stay near a minute */
+#endif
     return skf_test_done();
 }
