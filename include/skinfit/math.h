@@ -13,6 +13,7 @@
 #define SKINFIT_MATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,21 @@ double skf_norm3(const double a[3]);
  * precision. A: row-major 4×4 (only read). evals[4] descending; evecs: column
  * k (evecs[r*4 + k]) is the unit eigenvector of evals[k]. Returns sweeps used. */
 int skf_sym4_eigen(const double A[16], double evals[4], double evecs[16]);
+
+/* Cholesky factorisation A = L·Lᵀ in place (src/base/cholesky.c), for small dense symmetric
+ * positive definite systems (a few hundred unknowns). A: n×n column-major (A[col*n + row]); only
+ * the lower triangle (row ≥ col) is read, and it is overwritten by L; the strict upper triangle is
+ * left as it was. Returns 0, or the 1-based column j at which the leading j×j minor is not positive
+ * definite (LAPACK dpotrf's info convention; A is then partly overwritten). */
+size_t skf_cholesky_factor(size_t n, double *A);
+/* Solves L·Lᵀ x = b in place (b[n] → x) with L from skf_cholesky_factor. */
+void skf_cholesky_solve(size_t n, const double *L, double *b);
+
+/* SVD of a 3×3 matrix by one-sided Jacobi rotations (src/base/svd3.c): A = U·diag(s)·Vᵀ, all
+ * column-major (A[col*3 + row]). s[3] descending, ≥ 0; U and V orthonormal (U's columns for zero
+ * singular values completed to a right-handed frame). For a symmetric positive semi-definite A,
+ * V's columns are its eigenvectors and s its eigenvalues. Returns the sweeps used (≤ 64). */
+int skf_svd3(const double A[9], double U[9], double s[3], double V[9]);
 
 #ifdef __cplusplus
 }

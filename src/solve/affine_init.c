@@ -7,8 +7,8 @@
  * Stationarity of E in every T_i (no rigidity): Σ_k T_k M_ki = C_i for all i,
  * i.e. M Tᵀ = Cᵀ with M the 4B×4B block matrix [M_ik] — symmetric positive
  * semi-definite, shared by all frames and by the three coordinates. It is
- * factored ONCE per rig (dense LAPACK Cholesky, dpotrf; 45 bones → 180×180,
- * 0.3 ms; dense stays cheap up to a few hundred bones, SKF_SOLVE_MAX_BONES
+ * factored ONCE per rig (dense Cholesky, src/base/cholesky.c; 45 bones → 180×180,
+ * under a millisecond; dense stays cheap up to a few hundred bones, SKF_SOLVE_MAX_BONES
  * caps it) and each frame is one pair of triangular solves with three right-hand sides
  * (plain substitution, plus one refinement step against the un-ridged M).
  * Ridge: bones whose vertices are coplanar or collinear make M singular; each
@@ -23,7 +23,8 @@
  */
 #include "solve_internal.h"
 
-#include <lapacke.h>
+#include "skinfit/math.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -56,7 +57,7 @@ skf_status skfi_solve_affine_factor(skf_solver *s, skf_error *err)
                 *a = 1.0;
         }
     }
-    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)D, A, (lapack_int)D);
+    size_t info = skf_cholesky_factor(D, A);
     if (info != 0)
         return skf_fail(err, SKF_ERR_NUMERIC,
                         "solver: affine start: moment matrix not positive definite at row %d "
@@ -65,8 +66,7 @@ skf_status skfi_solve_affine_factor(skf_solver *s, skf_error *err)
 }
 
 /* Solve L Lᵀ X = X in place for 3 right-hand sides (columns of length D).
- * Plain substitution: at a few hundred unknowns a LAPACK call costs more in
- * overhead (argument NaN checks, threading decisions) than the arithmetic. */
+ * The three right-hand sides share one pass over L (skf_cholesky_solve does one). */
 static void chol_solve(const double *L, size_t D, double *X)
 {
     /* the three right-hand sides advance together: L is read once per pass */

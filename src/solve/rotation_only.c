@@ -21,7 +21,7 @@
  * J_aj = −[y_aj]_× and (J_aᵀ J_b) = (y_a·y_b) I − y_b y_aᵀ; a root translation
  * moves r_j by (Σ_{i in subtree} w_ij) δp. JᵀJ is (3B+3R)² dense, accumulated
  * over the joints that touch each vertex (its influences and their ancestors)
- * and solved with LAPACK dposv. The step is applied as a retraction that is
+ * and solved by a dense Cholesky (src/base/cholesky.c). The step is applied as a retraction that is
  * exact to first order: Q_a ← G_parentᵀ Exp(δθ_a) G_parent Q_a top-down, then
  * forward kinematics. Each accepted step lowers E (the direct sum, no moment
  * form); the start is the free solution's rotations and root positions.
@@ -29,7 +29,6 @@
 #include "solve_internal.h"
 #include "skinfit/math.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
@@ -447,18 +446,20 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         double dec = 0;
         bool first_try = true;
         while (lambda < 1e12) {
-            memcpy(r->A, r->JtJ, P * P * sizeof(double));
+            /* JᵀJ holds the upper triangle; the factorisation reads the lower */
+            for (size_t c = 0; c < P; ++c)
+                for (size_t rr = c; rr < P; ++rr)
+                    r->A[c * P + rr] = r->JtJ[rr * P + c];
             for (size_t k = 0; k < P; ++k) {
                 double d = fmax(r->JtJ[k * P + k], 1e-12 * dmax);
                 r->A[k * P + k] += lambda * d;
                 r->x[k] = -r->Jtr[k];
             }
-            lapack_int info = LAPACKE_dposv(LAPACK_COL_MAJOR, 'U', (lapack_int)P, 1, r->A,
-                                            (lapack_int)P, r->x, (lapack_int)P);
-            if (info != 0) {
+            if (skf_cholesky_factor(P, r->A) != 0) {
                 lambda *= 10;
                 continue;
             }
+            skf_cholesky_solve(P, r->A, r->x);
             /* Gauss–Newton predicted decrease of the damped step:
              * −δᵀJᵀr − ½ δᵀJᵀJδ (exact for the linearised model). When even
              * the model promises less than the stopping threshold, E is at its

@@ -23,7 +23,6 @@
 #include "skinfit/math.h"
 
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
@@ -94,22 +93,19 @@ static bool umeyama(const double *x, const double *y, size_t n, double m[16])
     }
     if (!(var > 0))
         return false;
-    double sv[3], u[9], vt[9], superb[2];
-    double a[9];
-    memcpy(a, cov, sizeof a);
-    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, a, 3, sv, u, 3, vt, 3, superb) != 0)
-        return false;
+    double sv[3], u[9], v[9]; /* cov = U·diag(sv)·Vᵀ (src/base/svd3.c) */
+    skf_svd3(cov, u, sv, v);
     double du = u[0] * (u[4] * u[8] - u[7] * u[5]) - u[3] * (u[1] * u[8] - u[7] * u[2]) +
                 u[6] * (u[1] * u[5] - u[4] * u[2]);
-    double dv = vt[0] * (vt[4] * vt[8] - vt[7] * vt[5]) - vt[3] * (vt[1] * vt[8] - vt[7] * vt[2]) +
-                vt[6] * (vt[1] * vt[5] - vt[4] * vt[2]);
+    double dv = v[0] * (v[4] * v[8] - v[7] * v[5]) - v[3] * (v[1] * v[8] - v[7] * v[2]) +
+                v[6] * (v[1] * v[5] - v[4] * v[2]);
     double d[3] = {1, 1, du * dv < 0 ? -1 : 1};
     double r[9];
     for (int col = 0; col < 3; ++col)
         for (int row = 0; row < 3; ++row) {
             double s = 0;
             for (int k = 0; k < 3; ++k)
-                s += u[k * 3 + row] * d[k] * vt[col * 3 + k];
+                s += u[k * 3 + row] * d[k] * v[k * 3 + col];
             r[col * 3 + row] = s;
         }
     double scale = (sv[0] * d[0] + sv[1] * d[1] + sv[2] * d[2]) / var;
@@ -191,14 +187,13 @@ static size_t axis_rotations(double out[24][9])
     return n;
 }
 
+/* Eigen-frame of a second-moment matrix (symmetric positive semi-definite):
+ * its right singular vectors, columns in descending order of eigenvalue. */
 static bool eigen_frame(const double cov[9], double vec[9])
 {
-    double a[9], w[3];
-    memcpy(a, cov, sizeof a);
-    if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', 3, a, 3, w) != 0)
-        return false;
-    memcpy(vec, a, sizeof a); /* columns: eigenvectors, ascending */
-    return true;
+    double u[9], w[3];
+    skf_svd3(cov, u, w, vec);
+    return w[0] > 0; /* the caller has checked the trace is > 0 */
 }
 
 skf_status skf_align_surfaces(const double *source_positions, size_t source_vertex_count,
