@@ -10,11 +10,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define KIB ((size_t)1 << 10)
 #define MIB ((size_t)1 << 20)
 #define GIB ((size_t)1 << 30)
+/* 2^n as a size_t, saturated at SIZE_MAX where size_t is narrower (32-bit WebAssembly): the
+ * values are caps, so "as large as the platform can hold" keeps their meaning there. */
+#define SIZE_POW2(n) ((uint64_t)1 << (n) > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)((uint64_t)1 << (n)))
 
 typedef struct limit_def {
     const char *name;
@@ -25,18 +29,18 @@ typedef struct limit_def {
 } limit_def;
 
 static const limit_def defs[SKF_LIMIT_COUNT] = {
-    [SKF_LIMIT_FILE_BYTES] = {"file-bytes", 2 * GIB, (size_t)1 << 40,
+    [SKF_LIMIT_FILE_BYTES] = {"file-bytes", 2 * GIB, SIZE_POW2(40),
                               "bytes of one glTF/GLB file or external glTF buffer",
                               "glTF reader"},
     [SKF_LIMIT_NODE_DEPTH] = {"node-depth", 1024, (size_t)1 << 20,
                               "depth of the glTF node hierarchy", "glTF reader, rig build"},
-    [SKF_LIMIT_ACCESSOR_VALUES] = {"accessor-values", (size_t)1 << 24, (size_t)1 << 32,
+    [SKF_LIMIT_ACCESSOR_VALUES] = {"accessor-values", (size_t)1 << 24, SIZE_POW2(32),
                                    "values of a glTF accessor without a bufferView (zero-filled)",
                                    "glTF reader"},
     [SKF_LIMIT_BONES] = {"bones", 2048, 16384,
                          "bones of a rig handed to the solver (memory grows with bones^2)",
                          "solver (transfer, control)"},
-    [SKF_LIMIT_CACHE_BYTES] = {"cache-bytes", (size_t)4 * GIB, (size_t)1 << 44,
+    [SKF_LIMIT_CACHE_BYTES] = {"cache-bytes", SIZE_POW2(32), SIZE_POW2(44),
                                "bytes of one PC2, MDD, OBJ-frame or Alembic file",
                                "point-cache readers"},
     [SKF_LIMIT_VERTICES] = {"vertices", (size_t)1 << 28, (size_t)1 << 31,
@@ -54,9 +58,9 @@ static const limit_def defs[SKF_LIMIT_COUNT] = {
                              "SVG reader"},
     [SKF_LIMIT_PATH_NODES] = {"path-nodes", 1000000, (size_t)1 << 28,
                               "Bezier nodes of one SVG path (d attribute)", "SVG reader"},
-    [SKF_LIMIT_KEYPOINT_BYTES] = {"keypoint-bytes", GIB, (size_t)1 << 36,
+    [SKF_LIMIT_KEYPOINT_BYTES] = {"keypoint-bytes", GIB, SIZE_POW2(36),
                                   "bytes of a pose keypoint JSON file", "keypoint reader (svg)"},
-    [SKF_LIMIT_MANIFEST_BYTES] = {"manifest-bytes", 64 * MIB, (size_t)1 << 36,
+    [SKF_LIMIT_MANIFEST_BYTES] = {"manifest-bytes", 64 * MIB, SIZE_POW2(36),
                                   "bytes of a batch manifest", "batch manifest reader"},
     [SKF_LIMIT_BATCH_JOBS] = {"batch-jobs", 1000000, (size_t)1 << 31,
                               "jobs in a batch manifest", "batch manifest reader"},

@@ -191,7 +191,7 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     if (rig->bone_count > skf_limit(SKF_LIMIT_BONES))
         return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu bones exceed %s", rig->bone_count,
                         skf_limit_exceeded(SKF_LIMIT_BONES).text);
-    if (rig->vertex_count > ((size_t)1 << 40))
+    if ((uint64_t)rig->vertex_count > ((uint64_t)1 << 40))
         return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu vertices (the solver's fixed limit 2^40)",
                         rig->vertex_count);
     for (size_t j = 0; j < 3 * rig->vertex_count; ++j)

@@ -1,0 +1,76 @@
+/* skfw.h — flat C entry points of the WebAssembly build (web/src/skfw.c; JS wrapper web/skinfit.js).
+ * Plain arrays and opaque handles only, so JavaScript can call them through emscripten's ccall.
+ * Every int-returning call gives 0 or an skf_status, with skfw_error_text() naming the place.
+ * Arrays handed in are copied unless the comment says the call takes ownership; arrays handed
+ * out point into the handle and stay valid until it is freed. Units and spaces: as in
+ * include/skinfit/transfer.h and render.h (scene units, column-major matrices, 3x4 transforms). */
+#ifndef SKINFIT_WEB_SKFW_H
+#define SKINFIT_WEB_SKFW_H
+
+#include "skinfit/gltf.h"
+#include "skinfit/render.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+const char *skfw_error_text(void);
+void *skfw_alloc(size_t bytes);
+void skfw_free(void *p);
+
+/* document builder: counts first, then every part, then skfw_doc_finish */
+skf_gltf *skfw_doc_new(const char *name, size_t buffers, size_t views, size_t accessors, size_t nodes,
+                       size_t meshes, size_t skins, size_t animations);
+void skfw_doc_free(skf_gltf *d);
+int skfw_doc_buffer(skf_gltf *d, size_t i, uint8_t *data, size_t size); /* takes ownership of data */
+int skfw_doc_view(skf_gltf *d, size_t i, int buffer, size_t offset, size_t length, size_t stride);
+int skfw_doc_accessor(skf_gltf *d, size_t i, int view, size_t offset, int component_type, int normalized,
+                      size_t count, const char *type);
+int skfw_doc_sparse(skf_gltf *d, size_t i, size_t count, int indices_view, size_t indices_offset,
+                    int indices_type, int values_view, size_t values_offset);
+int skfw_doc_node(skf_gltf *d, size_t i, const char *name, int mesh, int skin, const double *trs,
+                  const double *matrix, const int *children, size_t child_count, const double *weights,
+                  size_t weight_count);
+int skfw_doc_mesh(skf_gltf *d, size_t i, const char *name, size_t primitive_count, const double *weights,
+                  size_t weight_count);
+int skfw_doc_primitive(skf_gltf *d, size_t m, size_t p, int indices, int mode, const char *attr_names,
+                       const int *attr_accessors, size_t attr_count, const int *targets, size_t target_count);
+int skfw_doc_skin(skf_gltf *d, size_t i, const char *name, const int *joints, size_t joint_count,
+                  int inverse_bind_matrices, int skeleton);
+int skfw_doc_animation(skf_gltf *d, size_t i, const char *name, const int *samplers, size_t sampler_count,
+                       const int *channels, size_t channel_count);
+int skfw_doc_finish(skf_gltf *d);
+
+/* transfer session, one clip: mode 1 free, 2 rotation-only, 3 both; max_constraints 0 = all.
+ * progress may be NULL; a non-zero return cancels. One thread (the module has no threads). */
+typedef int (*skfw_progress_fn)(double fraction, const char *what);
+typedef struct skfw_result skfw_result;
+skfw_result *skfw_transfer(const skf_gltf *source, const skf_gltf *target, const char *clip, int mode,
+                           size_t max_constraints, skfw_progress_fn progress);
+void skfw_result_free(skfw_result *r);
+void skfw_result_figures(const skfw_result *r, int run, double *out);
+const double *skfw_result_frame_series(const skfw_result *r, int run, int what);
+void skfw_result_info(const skfw_result *r, double *out);
+const char *skfw_result_clip_name(const skfw_result *r);
+const double *skfw_result_transforms(const skfw_result *r, int run);
+const double *skfw_result_trs(const skfw_result *r, int which);
+int skfw_result_animated(const skfw_result *r, size_t joint);
+
+/* heat-map scene: the ground truth and rigs with per-vertex errors (skinfit render's data) */
+skf_render_clip *skfw_scene_new(const skf_gltf *source, const char *clip);
+void skfw_scene_free(skf_render_clip *c);
+int skfw_scene_add_control(skf_render_clip *c);
+int skfw_scene_add_transforms(skf_render_clip *c, const char *label, const skf_gltf *rig_doc,
+                              const double *transforms);
+size_t skfw_scene_frames(const skf_render_clip *c);
+size_t skfw_scene_rigs(const skf_render_clip *c);
+size_t skfw_scene_vertex_count(const skf_render_clip *c, size_t panel);
+size_t skfw_scene_triangle_count(const skf_render_clip *c, size_t panel);
+const uint32_t *skfw_scene_triangles(const skf_render_clip *c, size_t panel);
+const double *skfw_scene_positions(const skf_render_clip *c, size_t panel, size_t frame);
+const double *skfw_scene_errors(const skf_render_clip *c, size_t rig, size_t frame);
+double skfw_scene_diagonal(const skf_render_clip *c, size_t rig);
+void skfw_error_bins(size_t n, const double *errors, double diagonal, int32_t *bins);
+uint32_t skfw_colormap_color(int bin);
+int skfw_colormap_bins(void);
+
+#endif
