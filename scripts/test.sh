@@ -10,6 +10,7 @@ scripts/setup.sh
 jobs=$(nproc)
 cmake -S . -B build -DSKF_WERROR=ON >/dev/null
 cmake --build build -j"$jobs" >/dev/null
+scripts/web.sh >/dev/null   # the WebAssembly core for tests/web (needs build/skinfit for its assets)
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSKF_SANITIZE=ON -DSKF_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs" >/dev/null
 for cfg in gcc:Debug gcc:Release gcc:RelWithDebInfo gcc:MinSizeRel clang:Release; do
