@@ -10,11 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs   # emscripten 3.1.6 finds acorn there
 command -v emcmake >/dev/null || { echo "web: emscripten missing (scripts/setup.sh installs it)"; exit 1; }
-emcmake cmake -S web -B build-web >/dev/null
+emcmake cmake -S web -B build-web 2>&1 | grep -v "^configure:" || true
 cmake --build build-web -j2 2>&1 | grep -E 'error|warning' || true
 [ -f build-web/skinfit_core.js ] || { echo "web: build failed"; exit 1; }
 mkdir -p web/build/assets
 cp build-web/skinfit_core.js web/build/skinfit_core.js
+[ -f build-web/bench_solve_wasm.js ] && cp build-web/bench_solve_wasm.js web/build/bench_solve_wasm.js
 if [ -x build/skinfit ]; then
   [ -f web/build/assets/creature.glb ] || build/skinfit demo-asset -o web/build/assets/creature.glb >/dev/null
   [ -f web/build/assets/creature_autoweights.glb ] ||
