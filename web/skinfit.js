@@ -65,6 +65,14 @@
     return new Uint8Array(Buffer.from(m[1], 'base64'));
   }
 
+  /* a JSON number array of length n (n = 0: any length), or an Error naming the place */
+  function nums(v, n, place, name) {
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v) || (n && v.length !== n) || !v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      throw new Error(`${name}: ${place}: expected ${n ? n + ' ' : ''}finite numbers`);
+    return v;
+  }
+
   class Core {
     constructor(m) {
       this.m = m;
@@ -113,6 +121,7 @@
         });
         meshes.forEach((me, i) => {
           const prims = Array.isArray(me.primitives) ? me.primitives : [];
+          nums(me.weights, 0, `meshes[${i}].weights`, name);
           this._check(m._skfw_doc_mesh(doc, i, this._str(me.name ?? null, keep), prims.length, this._f64(me.weights, keep), (me.weights || []).length));
           prims.forEach((pr, p) => {
             const names = Object.keys(pr.attributes || {});
@@ -123,7 +132,11 @@
           });
         });
         nodes.forEach((n, i) => {
-          const trs = [...(n.translation ?? [0, 0, 0]), ...(n.rotation ?? [0, 0, 0, 1]), ...(n.scale ?? [1, 1, 1])];
+          const pl = `nodes[${i}]`;
+          nums(n.matrix, 16, pl + '.matrix', name);
+          nums(n.weights, 0, pl + '.weights', name);
+          const trs = [...(nums(n.translation, 3, pl + '.translation', name) ?? [0, 0, 0]),
+            ...(nums(n.rotation, 4, pl + '.rotation', name) ?? [0, 0, 0, 1]), ...(nums(n.scale, 3, pl + '.scale', name) ?? [1, 1, 1])];
           this._check(m._skfw_doc_node(doc, i, this._str(n.name ?? null, keep), n.mesh ?? -1, n.skin ?? -1,
             this._f64(trs, keep), n.matrix ? this._f64(n.matrix, keep) : 0, this._i32(n.children, keep),
             (n.children || []).length, this._f64(n.weights, keep), (n.weights || []).length));
