@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs   # emscripten 3.1.6 finds acorn there
 command -v emcmake >/dev/null || { echo "web: emscripten missing (scripts/setup.sh installs it)"; exit 1; }
-emcmake cmake -S web -B build-web 2>&1 | grep -v "^configure:" || true
+emcmake cmake -S web -B build-web >/dev/null 2>&1 || { echo "web: configure failed (emcmake cmake -S web -B build-web)"; exit 1; }
 cmake --build build-web -j2 2>&1 | grep -E 'error|warning' || true
 [ -f build-web/skinfit_core.js ] || { echo "web: build failed"; exit 1; }
 mkdir -p web/build/assets
