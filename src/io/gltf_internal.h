@@ -151,4 +151,8 @@ skf_status skfi_load_buffers(skfi_parser *p, json_t *root, const skfi_glb *glb,
 skf_status skfi_read_through(const skf_gltf_load_options *options, const char *path,
                              uint8_t **data, size_t *size, skf_error *err);
 
+/* Free every typed view of doc (names, arrays) and zero the counts; buffers, JSON and paths
+ * are the caller's (src/io/gltf_query.c; the reader and the WASM core's builder use it). */
+void skfi_gltf_free_views(skf_gltf *doc);
+
 #endif

@@ -32,63 +32,11 @@ enum { ACC_FINITE = 1, ACC_INCREASING = 2 };
 
 /* ---- freeing ------------------------------------------------------------ */
 
-static void free_views(skf_gltf *doc)
-{
-    for (size_t i = 0; i < doc->node_count; ++i) {
-        skf_free(doc->nodes[i].name);
-        skf_free(doc->nodes[i].children);
-        skf_free(doc->nodes[i].weights);
-    }
-    skf_free(doc->nodes);
-    for (size_t i = 0; i < doc->mesh_count; ++i) {
-        skf_gltf_mesh *m = &doc->meshes[i];
-        for (size_t j = 0; j < m->primitive_count; ++j) {
-            skf_gltf_primitive *pr = &m->primitives[j];
-            for (size_t k = 0; k < pr->attribute_count; ++k)
-                skf_free(pr->attributes[k].name);
-            skf_free(pr->attributes);
-            skf_free(pr->targets);
-        }
-        skf_free(m->primitives);
-        skf_free(m->name);
-        skf_free(m->weights);
-    }
-    skf_free(doc->meshes);
-    for (size_t i = 0; i < doc->skin_count; ++i) {
-        skf_free(doc->skins[i].name);
-        skf_free(doc->skins[i].joints);
-    }
-    skf_free(doc->skins);
-    for (size_t i = 0; i < doc->animation_count; ++i) {
-        skf_free(doc->animations[i].name);
-        skf_free(doc->animations[i].samplers);
-        skf_free(doc->animations[i].channels);
-    }
-    skf_free(doc->animations);
-    for (size_t i = 0; i < doc->scene_count; ++i) {
-        skf_free(doc->scenes[i].name);
-        skf_free(doc->scenes[i].nodes);
-    }
-    skf_free(doc->scenes);
-    skf_free(doc->accessors);
-    skf_free(doc->buffer_views);
-    doc->nodes = NULL;
-    doc->meshes = NULL;
-    doc->skins = NULL;
-    doc->animations = NULL;
-    doc->scenes = NULL;
-    doc->accessors = NULL;
-    doc->buffer_views = NULL;
-    doc->node_count = doc->mesh_count = doc->skin_count = doc->animation_count = 0;
-    doc->scene_count = doc->accessor_count = doc->buffer_view_count = 0;
-    doc->scene = -1;
-}
-
 void skf_gltf_free(skf_gltf *doc)
 {
     if (!doc)
         return;
-    free_views(doc);
+    skfi_gltf_free_views(doc);
     for (size_t i = 0; i < doc->buffer_count; ++i)
         skf_free(doc->buffers[i].data);
     skf_free(doc->buffers);
@@ -1176,7 +1124,7 @@ static skf_status reparse(skfi_parser *p)
 {
     skf_gltf *doc = p->doc;
     json_t *root = doc->json;
-    free_views(doc);
+    skfi_gltf_free_views(doc);
     static const char *keys[] = {"buffers", "bufferViews", "accessors", "meshes",
                                  "nodes",   "skins",       "animations", "scenes"};
     json_t *arr[8];
@@ -1233,7 +1181,7 @@ done:
     p->acc_flags = NULL;
     p->acc_max = NULL;
     if (st)
-        free_views(doc);
+        skfi_gltf_free_views(doc);
     return st;
 }
 

@@ -72,10 +72,10 @@ skf_gltf *skfw_doc_new(const char *name, size_t buffers, size_t views, size_t ac
     d->path = skf_strdup(name ? name : "web.glb");
 #define ALLOC(field, count, n)                                                                                \
     do {                                                                                                      \
-        d->count = n;                                                                                         \
         d->field = skf_calloc(n ? n : 1, sizeof *d->field);                                                   \
         if (!d->field)                                                                                        \
             goto nomem;                                                                                       \
+        d->count = n;                                                                                         \
     } while (0)
     ALLOC(buffers, buffer_count, buffers);
     ALLOC(buffer_views, buffer_view_count, views);
@@ -109,42 +109,10 @@ void skfw_doc_free(skf_gltf *d)
 {
     if (!d)
         return;
+    skfi_gltf_free_views(d);
     for (size_t i = 0; i < d->buffer_count && d->buffers; ++i)
         skf_free(d->buffers[i].data);
     skf_free(d->buffers);
-    for (size_t i = 0; i < d->node_count && d->nodes; ++i) {
-        skf_free(d->nodes[i].name);
-        skf_free(d->nodes[i].children);
-        skf_free(d->nodes[i].weights);
-    }
-    skf_free(d->nodes);
-    for (size_t i = 0; i < d->mesh_count && d->meshes; ++i) {
-        skf_gltf_mesh *m = &d->meshes[i];
-        for (size_t j = 0; j < m->primitive_count && m->primitives; ++j) {
-            skf_gltf_primitive *pr = &m->primitives[j];
-            for (size_t k = 0; k < pr->attribute_count && pr->attributes; ++k)
-                skf_free(pr->attributes[k].name);
-            skf_free(pr->attributes);
-            skf_free(pr->targets);
-        }
-        skf_free(m->primitives);
-        skf_free(m->name);
-        skf_free(m->weights);
-    }
-    skf_free(d->meshes);
-    for (size_t i = 0; i < d->skin_count && d->skins; ++i) {
-        skf_free(d->skins[i].name);
-        skf_free(d->skins[i].joints);
-    }
-    skf_free(d->skins);
-    for (size_t i = 0; i < d->animation_count && d->animations; ++i) {
-        skf_free(d->animations[i].name);
-        skf_free(d->animations[i].samplers);
-        skf_free(d->animations[i].channels);
-    }
-    skf_free(d->animations);
-    skf_free(d->accessors);
-    skf_free(d->buffer_views);
     skf_free(d->path);
     skf_free(d);
 }
