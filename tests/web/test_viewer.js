@@ -43,6 +43,9 @@ async function main() {
     await page.goto(base + '/web/viewer/index.html');
     const cases = [{name: 'creature demo', click: true, source: path.join(root, 'web/build/assets/creature.glb'),
       target: path.join(root, 'web/build/assets/creature_autoweights.glb'), clip: 'Walk'}];
+    cases.push({name: 'two targets side by side', source: cases[0].source, clip: 'Walk',
+      targets: [cases[0].target, cases[0].source],
+      urls: ['/web/build/assets/creature.glb', ['/web/build/assets/creature_autoweights.glb', '/web/build/assets/creature.glb']]});
     const horse = path.join(data, 'quaternius/animals/Horse.glb');
     if (fs.existsSync(horse)) {
       const aw = path.join(tmp, 'Horse_aw.glb');
@@ -61,15 +64,22 @@ async function main() {
       if (st[0] !== 'solved') continue;
       console.log(`${c.name}: solved in the page in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       const page_rows = await page.evaluate(() => window.__viewer.tableText());
-      const cli = cliTable(c.source, c.target, c.clip, path.join(tmp, 'out.glb'));
-      check(page_rows.length === cli.length && cli.length === 3, `${c.name}: ${page_rows.length} page rows, ${cli.length} CLI rows`);
-      cli.forEach((r, i) => {
+      // expected rows: control (from the first target's run), then each target's free and rotation-only
+      const want = [];
+      (c.targets || [c.target]).forEach((t, k) => {
+        const cli = cliTable(c.source, t, c.clip, path.join(tmp, k ? `out${k}.glb` : 'out.glb'));
+        check(cli.length === 3, `${c.name}: CLI printed ${cli.length} rows for target ${k}`);
+        want.push(...(k ? cli.slice(1) : cli));
+      });
+      check(page_rows.length === want.length, `${c.name}: ${page_rows.length} page rows, ${want.length} CLI rows`);
+      want.forEach((r, i) => {
         const p = page_rows[i] || [];
         // page: clip frames rig run quality mean max sweeps
         const same = p[1] === r[1] && p[3] === r[2] && p[4] === r[3] && p[5] === r[4] && p[6] === r[5] && p[7] === r[6];
         check(same, `${c.name} row ${i}: page ${p.join(' ')} vs CLI ${r.join(' ')}`);
-        if (same) console.log(`  ${r[2].padEnd(14)} page = CLI: ${r.slice(3, 7).join('  ')}`);
+        if (same) console.log(`  ${p[2].padEnd(22)} ${r[2].padEnd(14)} page = CLI: ${r.slice(3, 7).join('  ')}`);
       });
+      if (c.targets) continue; // the side-by-side case checks the table only
       // the baked GLB the page downloads: replays the CLI's baked clip within 1e-6 of the diagonal
       const b64 = await page.evaluate(() => {
         const u8 = window.__viewer.bakeGlb(0);
