@@ -348,6 +348,8 @@ state.tableText = () => [...$('table').querySelectorAll('tbody tr')].map((tr) =>
 function bakeGlb(k) {
   const b = state.bakes[k], src = window.Skinfit_parse(state.targetBytes[k]);
   const j = src.json, F = b.frames, B = b.trs.animated.length, skin = j.skins[0];
+  if ((j.buffers || []).some((buf) => buf.uri !== undefined))
+    throw new Error(`${b.name}: download baked GLB needs a .glb target (its buffers in the BIN chunk)`);
   const chunks = [src.bin ? src.bin.slice() : new Uint8Array(0)];
   let off = chunks[0].length;
   const add = (f32) => {
@@ -397,8 +399,10 @@ function bakeGlb(k) {
 state.bakeGlb = bakeGlb;
 $('download').onclick = () => {
   state.bakes.forEach((b, k) => {
+    let bytes;
+    try { bytes = bakeGlb(k); } catch (e) { setStatus('error: ' + e.message); return; }
     const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([bakeGlb(k)], {type: 'model/gltf-binary'}));
+    a.href = URL.createObjectURL(new Blob([bytes], {type: 'model/gltf-binary'}));
     a.download = `${b.name}_${b.clip.replace(/[^A-Za-z0-9_-]/g, '_')}.glb`;
     a.click();
   });
