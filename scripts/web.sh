@@ -11,8 +11,9 @@ cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs   # emscripten 3.1.6 finds acorn there
 command -v emcmake >/dev/null || { echo "web: emscripten missing (scripts/setup.sh installs it)"; exit 1; }
 emcmake cmake -S web -B build-web >/dev/null 2>&1 || { echo "web: configure failed (emcmake cmake -S web -B build-web)"; exit 1; }
-cmake --build build-web -j2 2>&1 | grep -E 'error|warning' || true
-[ -f build-web/skinfit_core.js ] || { echo "web: build failed"; exit 1; }
+if ! cmake --build build-web -j2 > build-web/build.log 2>&1; then
+  grep -E 'error|warning' build-web/build.log | head -20; echo "web: build failed (build-web/build.log)"; exit 1
+fi
 mkdir -p web/build/assets
 cp build-web/skinfit_core.js web/build/skinfit_core.js
 [ -f build-web/bench_solve_wasm.js ] && cp build-web/bench_solve_wasm.js web/build/bench_solve_wasm.js

@@ -3,7 +3,7 @@
 set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/base/alloc.c ${ROOT}/src/base/error.c ${ROOT}/src/base/limits.c ${ROOT}/src/base/math.c
   ${ROOT}/src/base/jacobi4.c ${ROOT}/src/base/cholesky.c ${ROOT}/src/base/svd3.c
-  ${ROOT}/src/io/gltf_accessor.c ${ROOT}/src/io/gltf_query.c
+  ${ROOT}/src/io/gltf_accessor.c ${ROOT}/src/io/gltf_query.c ${ROOT}/src/io/meshseq.c
   ${ROOT}/src/rig/rig.c ${ROOT}/src/rig/model.c ${ROOT}/src/rig/weld.c ${ROOT}/src/rig/clip.c
   ${ROOT}/src/rig/clip_gltf.c ${ROOT}/src/rig/skin.c ${ROOT}/src/rig/autoweights.c
   ${ROOT}/src/solve/affine_init.c ${ROOT}/src/solve/bone_sweep.c ${ROOT}/src/solve/horn.c
@@ -11,13 +11,13 @@ set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/solve/rotation_only.c ${ROOT}/src/solve/solver.c
   ${ROOT}/src/surface/align.c ${ROOT}/src/surface/bvh.c ${ROOT}/src/surface/correspond.c
   ${ROOT}/src/transfer/transfer.c ${ROOT}/src/transfer/to_trs.c
-  ${ROOT}/src/render/colormap.c ${ROOT}/src/render/render_clip.c
+  ${ROOT}/src/render/colormap.c ${ROOT}/src/report/heatmap.c
   ${ROOT}/web/src/skfw.c)
 set(SKF_WEB_EXPORTS _malloc _free)
 foreach(f error_text alloc free doc_new doc_free doc_buffer doc_view doc_accessor doc_sparse doc_node
     doc_mesh doc_primitive doc_skin doc_animation doc_finish transfer result_free result_figures
     result_frame_series result_info result_clip_name result_transforms result_trs result_animated
-    scene_new scene_free scene_add_control scene_add_transforms scene_frames scene_rigs
+    scene_new scene_free scene_add scene_frames scene_rigs
     scene_vertex_count scene_triangle_count scene_triangles scene_positions scene_errors
     scene_diagonal error_bins colormap_color colormap_bins)
   list(APPEND SKF_WEB_EXPORTS _skfw_${f})

@@ -10,14 +10,14 @@
  *   const r = core.transfer(src, tgt, 'Walk', {mode: 'both', onProgress: (f, what) => {}});
  *   r.figures('free')      // {quality, mean_error_pct, max_error_pct, ...} as the CLI report
  *   r.frameSeries('free', 'max')   // Float64Array [frames], a copy
- *   const scene = core.scene(src, 'Walk'); scene.addControl(); scene.addResult('autoweights', tgt, r, 'free');
+ *   const scene = core.scene(r); scene.add('control', r, 'control'); scene.add('autoweights', r, 'free');
  *   scene.positions(panel, frame)  // Float64Array VIEW into the module's memory [N*3]
- *   scene.errors(rig, frame)       // Float64Array VIEW [N]: skinfit render's per-vertex errors
+ *   scene.errors(rig, frame)       // Float64Array VIEW [N]: the transfer's own per-vertex errors
  *   scene.bins(rig, frame)         // Int32Array copy [N]: colour-map bins of those errors
  *
  * Arrays in: typed arrays, copied into the module once per call. Arrays out: `*View` results and
  * positions()/errors()/triangles() are views into the module's memory, not copies: they stay
- * valid until the next call that allocates in the module (parseGlb, transfer, scene.add*), after
+ * valid until the next call that allocates in the module (parseGlb, transfer, scene, scene.add), after
  * which the memory may have grown and the view is detached — read or copy them first. Everything
  * else returned is a copy. Handles (Doc, Result, Scene) own C memory: call .free().
  * Units, spaces, layouts: as the C headers (include/skinfit/transfer.h, render.h): scene units,
@@ -176,11 +176,10 @@
       return new Result(this, r, target);
     }
 
-    /* The heat-map scene of clip on source (panel 0 = ground truth). */
-    scene(source, clip) {
-      const keep = [];
-      const s = this.m._skfw_scene_new(source.ptr, this._str(clip, keep));
-      keep.forEach((p) => this.m._free(p));
+    /* The heat-map scene of a transfer result's clip (panel 0 = the ground truth); add runs of
+     * this or other results of the same source and clip with scene.add(). */
+    scene(result) {
+      const s = this.m._skfw_scene_new(result.ptr);
       if (!s) this._check(1);
       return new Scene(this, s);
     }
@@ -242,12 +241,10 @@
     constructor(core, ptr) { this.core = core; this.ptr = ptr; this.labels = []; }
     get frames() { return this.core.m._skfw_scene_frames(this.ptr); }
     get rigs() { return this.core.m._skfw_scene_rigs(this.ptr); }
-    addControl() { this.core._check(this.core.m._skfw_scene_add_control(this.ptr)); this.labels.push('control'); }
-    /* a transfer Result's solved transforms on its target doc */
-    addResult(label, doc, result, run = 'free') {
+    /* run 'control' | 'free' | 'rotation-only' of a Result as the next panel */
+    add(label, result, run) {
       const keep = [];
-      const p = this.core.m._skfw_result_transforms(result.ptr, RUNS[run]);
-      const rc = this.core.m._skfw_scene_add_transforms(this.ptr, this.core._str(label, keep), doc.ptr, p);
+      const rc = this.core.m._skfw_scene_add(this.ptr, this.core._str(label, keep), result.ptr, RUNS[run]);
       keep.forEach((q) => this.core.m._free(q));
       this.core._check(rc);
       this.labels.push(label);

@@ -35,9 +35,8 @@ int main(int argc, char **argv)
         return 1;
     }
     skfw_result *r = skfw_transfer(src, tgt, argv[3], 3, 0, NULL);
-    skf_render_clip *sc = r ? skfw_scene_new(src, argv[3]) : NULL;
-    if (!r || !sc || skfw_scene_add_control(sc) ||
-        skfw_scene_add_transforms(sc, "target", tgt, skfw_result_transforms(r, 1))) {
+    skf_heatmap *sc = r ? skfw_scene_new(r) : NULL;
+    if (!r || !sc || skfw_scene_add(sc, "control", r, 0) || skfw_scene_add(sc, "target", r, 1)) {
         fprintf(stderr, "skfw_native: %s\n", skfw_error_text());
         return 1;
     }

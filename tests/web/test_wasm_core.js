@@ -92,9 +92,9 @@ async function run(name, source, target, clip) {
     ['quality', 'mean_error_pct', 'max_error_pct', 'sweeps_per_frame', 'iterations_per_frame', 'frames_at_cap']
       .forEach((k, i) => cmp(same, `${name} native glue run ${run} ${k}`, w[k], nr.figures[i], i === 1 || i === 2 ? 1e-11 : 0));
   });
-  const scene = sk.scene(src, clip);
-  scene.addControl();
-  scene.addResult('target', tgt, r, 'free');
+  const scene = sk.scene(r);
+  scene.add('control', r, 'control');
+  scene.add('target', r, 'free');
   const perVertex = newStats();
   let at = 0;
   for (let rig = 0; rig < 2; ++rig) {

@@ -7,7 +7,7 @@
  * the same defaults, and range-checks every index, span and accessor use that
  * the code reading them (rig.c, clip_gltf.c, gltf_accessor.c) relies on. From
  * there the page runs the library's own transfer session (skf_transfer_new,
- * skf_transfer_run_clip) and heat-map scene (skf_render_clip_*), so its figures
+ * skf_transfer_run_clip) and heat-map scene (skf_heatmap_*), so its figures
  * are the CLI's figures by construction, not a re-implementation.
  *
  * Compiled into the WASM module (web/CMakeLists.txt) and, unchanged, into the
@@ -24,6 +24,7 @@
 #include "io/gltf_internal.h"
 #include "skinfit/math.h"
 #include "skinfit/render.h"
+#include "skinfit/report.h"
 #include "skinfit/rig.h"
 #include "skinfit/solve.h"
 #include "skinfit/transfer.h"
@@ -487,7 +488,7 @@ int skfw_doc_finish(skf_gltf *d)
 struct skfw_result {
     skf_transfer_info info;
     skf_transfer_clip clip;
-    skf_transfer *session;    /* kept for skfw_render_* */
+    skf_transfer *session;
 };
 
 typedef struct progress_box {
@@ -513,6 +514,7 @@ skfw_result *skfw_transfer(const skf_gltf *source, const skf_gltf *target, const
     o.mode = mode;
     o.max_constraints = max_constraints;
     o.threads = 1;
+    o.vertex_output = true; /* the heat-map scene draws the transfer's own per-vertex errors */
     skf_error e;
     skf_status st = skf_transfer_new(source, target, &o, &r->session, NULL, &e);
     if (!st) {
@@ -584,65 +586,61 @@ const double *skfw_result_trs(const skfw_result *r, int which)
 /* [joints] 1 when the joint is animated (carries weight on the constraints). */
 int skfw_result_animated(const skfw_result *r, size_t joint) { return r->clip.animated[joint] ? 1 : 0; }
 
-/* ---- heat-map scene (the renderer's per-vertex errors) ---------------------- */
+/* ---- heat-map scene (skinfit render's panels, from what the transfer returned) -- */
 
-skf_render_clip *skfw_scene_new(const skf_gltf *source, const char *clip)
+/* The ground truth of r's clip (r must come from skfw_transfer, which asks for vertex output). */
+skf_heatmap *skfw_scene_new(const skfw_result *r)
 {
-    skf_render_clip *c = NULL;
+    skf_heatmap *h = NULL;
     skf_error e;
-    skf_status st = skf_render_clip_new(source, clip, 0, &c, NULL, &e);
+    skf_status st = skf_heatmap_new(&r->clip, &h, &e);
     if (st) {
         keep(st, &e);
         return NULL;
     }
-    return c;
+    return h;
 }
 
-void skfw_scene_free(skf_render_clip *c) { skf_render_clip_free(c); }
+void skfw_scene_free(skf_heatmap *h) { skf_heatmap_free(h); }
 
-int skfw_scene_add_control(skf_render_clip *c)
+/* Add run (0 control, 1 free, 2 rotation-only) of r as a panel. */
+int skfw_scene_add(skf_heatmap *h, const char *label, const skfw_result *r, int run)
 {
     skf_error e;
-    return keep(skf_render_clip_add_control(c, "control", &e), &e);
+    skf_report_run rr = run == 0 ? SKF_REPORT_CONTROL : run == 1 ? SKF_REPORT_FREE : SKF_REPORT_ROTATION_ONLY;
+    return keep(skf_heatmap_add_run(h, label, &r->clip, rr, run == 0 ? NULL : &r->info.alignment, &e), &e);
 }
 
-/* transforms: a result's free or rotation-only transforms for rig_doc. */
-int skfw_scene_add_transforms(skf_render_clip *c, const char *label, const skf_gltf *rig_doc,
-                              const double *transforms)
-{
-    skf_error e;
-    return keep(skf_render_clip_add_transforms(c, label, rig_doc, transforms, NULL, &e), &e);
-}
+size_t skfw_scene_frames(const skf_heatmap *h) { return skf_heatmap_frame_count(h); }
+size_t skfw_scene_rigs(const skf_heatmap *h) { return skf_heatmap_rig_count(h); }
 
-size_t skfw_scene_frames(const skf_render_clip *c) { return skf_render_clip_frame_count(c); }
-size_t skfw_scene_rigs(const skf_render_clip *c) { return skf_render_clip_rig_count(c); }
-
-/* Panel p (0 = ground truth, k = rig k-1): vertex and triangle counts, and per-frame world
+/* Panel p (0 = ground truth, k = run k-1): vertex and triangle counts, and per-frame world
  * positions [N*3] and triangles [T*3] — pointers into the scene, valid until the next add. */
-size_t skfw_scene_vertex_count(const skf_render_clip *c, size_t panel)
+size_t skfw_scene_vertex_count(const skf_heatmap *h, size_t panel)
 {
-    return skf_render_clip_scene(c)->panels[panel].surface.vertex_count;
+    return skf_heatmap_scene(h)->panels[panel].surface.vertex_count;
 }
-size_t skfw_scene_triangle_count(const skf_render_clip *c, size_t panel)
+size_t skfw_scene_triangle_count(const skf_heatmap *h, size_t panel)
 {
-    return skf_render_clip_scene(c)->panels[panel].surface.triangle_count;
+    return skf_heatmap_scene(h)->panels[panel].surface.triangle_count;
 }
-const uint32_t *skfw_scene_triangles(const skf_render_clip *c, size_t panel)
+const uint32_t *skfw_scene_triangles(const skf_heatmap *h, size_t panel)
 {
-    return skf_render_clip_scene(c)->panels[panel].surface.triangles;
+    return skf_heatmap_scene(h)->panels[panel].surface.triangles;
 }
-const double *skfw_scene_positions(const skf_render_clip *c, size_t panel, size_t frame)
+const double *skfw_scene_positions(const skf_heatmap *h, size_t panel, size_t frame)
 {
-    const skf_render_surface *s = &skf_render_clip_scene(c)->panels[panel].surface;
+    const skf_render_surface *s = &skf_heatmap_scene(h)->panels[panel].surface;
     return s->positions + frame * s->vertex_count * 3;
 }
-/* Rig r's per-vertex errors of frame f ([vertex count], scene units) and its diagonal. */
-const double *skfw_scene_errors(const skf_render_clip *c, size_t rig, size_t frame)
+/* Run r's per-vertex errors of frame f over its rig's welded vertices ([vertex count], scene
+ * units; 0 where the vertex is no constraint) and its diagonal. */
+const double *skfw_scene_errors(const skf_heatmap *h, size_t rig, size_t frame)
 {
     size_t n;
-    return skf_render_clip_rig_errors(c, rig, frame, &n);
+    return skf_heatmap_rig_errors(h, rig, frame, &n);
 }
-double skfw_scene_diagonal(const skf_render_clip *c, size_t rig) { return skf_render_clip_rig_diagonal(c, rig); }
+double skfw_scene_diagonal(const skf_heatmap *h, size_t rig) { return skf_heatmap_rig_diagonal(h, rig); }
 
 /* Colour bins of n errors (scene units) over diagonal: bins[n] (skf_colormap_bin of 100·e/diag). */
 void skfw_error_bins(size_t n, const double *errors, double diagonal, int32_t *bins)

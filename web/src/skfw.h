@@ -8,7 +8,7 @@
 #define SKINFIT_WEB_SKFW_H
 
 #include "skinfit/gltf.h"
-#include "skinfit/render.h"
+#include "skinfit/report.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,20 +55,19 @@ const double *skfw_result_transforms(const skfw_result *r, int run);
 const double *skfw_result_trs(const skfw_result *r, int which);
 int skfw_result_animated(const skfw_result *r, size_t joint);
 
-/* heat-map scene: the ground truth and rigs with per-vertex errors (skinfit render's data) */
-skf_render_clip *skfw_scene_new(const skf_gltf *source, const char *clip);
-void skfw_scene_free(skf_render_clip *c);
-int skfw_scene_add_control(skf_render_clip *c);
-int skfw_scene_add_transforms(skf_render_clip *c, const char *label, const skf_gltf *rig_doc,
-                              const double *transforms);
-size_t skfw_scene_frames(const skf_render_clip *c);
-size_t skfw_scene_rigs(const skf_render_clip *c);
-size_t skfw_scene_vertex_count(const skf_render_clip *c, size_t panel);
-size_t skfw_scene_triangle_count(const skf_render_clip *c, size_t panel);
-const uint32_t *skfw_scene_triangles(const skf_render_clip *c, size_t panel);
-const double *skfw_scene_positions(const skf_render_clip *c, size_t panel, size_t frame);
-const double *skfw_scene_errors(const skf_render_clip *c, size_t rig, size_t frame);
-double skfw_scene_diagonal(const skf_render_clip *c, size_t rig);
+/* heat-map scene: the ground truth and runs with the transfer's own per-vertex errors
+ * (skinfit render's panels); r from skfw_transfer; run 0 control, 1 free, 2 rotation-only */
+skf_heatmap *skfw_scene_new(const skfw_result *r);
+void skfw_scene_free(skf_heatmap *h);
+int skfw_scene_add(skf_heatmap *h, const char *label, const skfw_result *r, int run);
+size_t skfw_scene_frames(const skf_heatmap *h);
+size_t skfw_scene_rigs(const skf_heatmap *h);
+size_t skfw_scene_vertex_count(const skf_heatmap *h, size_t panel);
+size_t skfw_scene_triangle_count(const skf_heatmap *h, size_t panel);
+const uint32_t *skfw_scene_triangles(const skf_heatmap *h, size_t panel);
+const double *skfw_scene_positions(const skf_heatmap *h, size_t panel, size_t frame);
+const double *skfw_scene_errors(const skf_heatmap *h, size_t rig, size_t frame);
+double skfw_scene_diagonal(const skf_heatmap *h, size_t rig);
 void skfw_error_bins(size_t n, const double *errors, double diagonal, int32_t *bins);
 uint32_t skfw_colormap_color(int bin);
 int skfw_colormap_bins(void);

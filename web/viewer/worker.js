@@ -1,5 +1,6 @@
 // The viewer's solver thread: the WASM core (../build/skinfit_core.js via ../skinfit.js) runs the
 // library's transfer session for each target and builds the heat-map scene `skinfit render` draws
+// from the transfer's own per-vertex errors
 // (ground truth + control + each target, free and rotation-only), then posts plain arrays back.
 // Message in:  {source: {name, bytes}, targets: [{name, bytes}], clip}
 // Messages out: {type: 'progress', fraction, what} | {type: 'error', message} |
@@ -32,11 +33,11 @@ async function solve(msg) {
   });
   const solveMs = performance.now() - t0;
   postMessage({type: 'progress', fraction: n / (n + 1), what: 'heat-map scene'});
-  const scene = sk.scene(src, msg.clip);
-  scene.addControl();
+  const scene = sk.scene(results[0]);
+  scene.add('control', results[0], 'control');
   targets.forEach((t, k) => {
-    scene.addResult(`${t.name} free`, t.doc, results[k], 'free');
-    scene.addResult(`${t.name} rotation-only`, t.doc, results[k], 'rotation-only');
+    scene.add(`${t.name} free`, results[k], 'free');
+    scene.add(`${t.name} rotation-only`, results[k], 'rotation-only');
   });
   const F = scene.frames, panels = [];
   const labels = ['ground truth', 'control'];
