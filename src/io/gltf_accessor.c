@@ -11,7 +11,7 @@
  * All ranges were checked when the document was loaded (gltf_read.c); the
  * per-element index check below is a second line of defence only.
  */
-#include "io/gltf_internal.h"
+#include "io/gltf_views.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,6 +5,7 @@
 #ifndef SKINFIT_IO_GLTF_INTERNAL_H
 #define SKINFIT_IO_GLTF_INTERNAL_H
 
+#include "gltf_views.h"
 #include "skinfit/gltf.h"
 
 #include <jansson.h>
@@ -37,19 +38,6 @@ bool skfi_glb_is_glb(const uint8_t *data, size_t size);
 skf_status skfi_glb_parse(const uint8_t *data, size_t size, const char *name, skfi_glb *out,
                           skf_warnings *warnings, skf_error *err);
 
-/* ---- gltf_accessor.c ---- */
-
-/* Bytes per component for a glTF componentType, 0 when invalid. */
-size_t skfi_component_size(int component_type);
-/* Bytes one element occupies (matrix columns padded to 4 bytes per glTF). */
-size_t skfi_element_size(const skf_gltf_accessor *a);
-/* Byte offset of component c inside one element (matrix column padding). */
-size_t skfi_component_offset(const skf_gltf_accessor *a, int c);
-/* One component as stored (no normalisation) from p; caller checked ranges. */
-double skfi_read_component(const uint8_t *p, int component_type);
-/* Number of components per element for a glTF accessor "type" string and
- * the matrix row count (0 for SCALAR/VECn); false for an unknown type. */
-bool skfi_accessor_type(const char *type, int *components, int *matrix_rows);
 
 /* ---- gltf_json.c: the reader's context and its JSON getters ----
  *
@@ -151,8 +139,5 @@ skf_status skfi_load_buffers(skfi_parser *p, json_t *root, const skfi_glb *glb,
 skf_status skfi_read_through(const skf_gltf_load_options *options, const char *path,
                              uint8_t **data, size_t *size, skf_error *err);
 
-/* Free every typed view of doc (names, arrays) and zero the counts; buffers, JSON and paths
- * are the caller's (src/io/gltf_query.c; the reader and the WASM core's builder use it). */
-void skfi_gltf_free_views(skf_gltf *doc);
 
 #endif

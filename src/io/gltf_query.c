@@ -8,7 +8,7 @@
  * here too, so the WebAssembly core (web/src/skfw.c), which fills them without the JSON parser,
  * frees its documents with the reader's code.
  */
-#include "gltf_internal.h"
+#include "gltf_views.h"
 #include "skinfit/math.h"
 
 #include <string.h>

@@ -21,7 +21,7 @@
  */
 #include "skfw.h"
 
-#include "io/gltf_internal.h"
+#include "io/gltf_views.h"
 #include "skinfit/math.h"
 #include "skinfit/render.h"
 #include "skinfit/report.h"
