@@ -12,7 +12,7 @@ set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/surface/align.c ${ROOT}/src/surface/bvh.c ${ROOT}/src/surface/correspond.c
   ${ROOT}/src/transfer/transfer.c ${ROOT}/src/transfer/to_trs.c
   ${ROOT}/src/render/colormap.c ${ROOT}/src/report/heatmap.c
-  ${ROOT}/web/src/skfw.c)
+  ${ROOT}/web/src/skfw.c ${ROOT}/web/src/no_register.c)
 set(SKF_WEB_EXPORTS _malloc _free)
 foreach(f error_text alloc free doc_new doc_free doc_buffer doc_view doc_accessor doc_sparse doc_node
     doc_mesh doc_primitive doc_skin doc_animation doc_finish transfer result_free result_figures

@@ -64,7 +64,7 @@ static const limit_def defs[SKF_LIMIT_COUNT] = {
                                   "bytes of a batch manifest", "batch manifest reader"},
     [SKF_LIMIT_BATCH_JOBS] = {"batch-jobs", 1000000, (size_t)1 << 31,
                               "jobs in a batch manifest", "batch manifest reader"},
-    [SKF_LIMIT_DOCUMENT_VALUES] = {"document-values", (size_t)1 << 27, (size_t)1 << 36,
+    [SKF_LIMIT_DOCUMENT_VALUES] = {"document-values", (size_t)1 << 27, SIZE_POW2(36),
                                    "values (count x components) of all accessors of one glTF "
                                    "document together: what its readers may materialise",
                                    "glTF reader"},
