@@ -67,10 +67,13 @@ bad_case "target without a skin" "noskin.glb: skins" transfer --source creature.
 bad_case "unknown clip" "available: Walk, Trot" transfer --source creature.glb --target aw.glb --clip Gallop -o bad.glb --report bad.json
 bad_case "clip with no frames" "no frames" transfer --source emptyclip.glb --target aw.glb --clip Trot -o bad.glb --report bad.json
 bad_case "missing file" "nope.glb" transfer --source nope.glb --target aw.glb --clip Walk -o bad.glb
-# Horse -> Deer transfers since issue 12 (registered); Cow -> Fox does not register (32.7 % unmatched)
+# Horse -> Deer transfers since issue 12 (registered); Cow -> Fox is refused after registration: with
+# LAPACK's SVD the registration converged to 0.698 % with 32.7 % of the target unmatched ('do not
+# register'); with the own 3x3 Jacobi SVD (last-bit different start) its last stage stops at the
+# iteration cap, 0.434 % > 0.25 % ('did not converge'). Either is the one-line refusal this checks.
 horse="$data/quaternius/animals/Cow.glb"; deer="$data/quaternius/animals/Fox.glb"
 if [ -f "$horse" ] && [ -f "$deer" ]; then
-  bad_case "surfaces that do not match" "do not register" transfer --source "$horse" --target "$deer" --clip Walk -o bad.glb --report bad.json
+  bad_case "surfaces that do not match" "do not register\\|register: did not converge" transfer --source "$horse" --target "$deer" --clip Walk -o bad.glb --report bad.json
 else
   echo "skip: surfaces that do not match (shared data absent)"
 fi
