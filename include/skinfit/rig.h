@@ -21,11 +21,30 @@
  * skin == s, and within each node every primitive in order whose mode is
  * TRIANGLES (4), TRIANGLE_STRIP (5) or TRIANGLE_FAN (6); points and lines
  * primitives are not part of the surface.
- * A primitive's vertices keep their accessor order. Meshes on nodes without
- * that skin (e.g. Quaternius eyes parented to a head joint) are NOT part of a
- * skinned surface; they form the "unskinned surface" (skin = -1), where each
- * mesh node acts as its own joint with an identity mesh_to_joint, so its
- * vertices move rigidly with node_to_world (morph targets still apply).
+ * A primitive's vertices keep their accessor order.
+ *
+ * Attached meshes. A mesh node without a skin that is a joint of skin s, or
+ * whose ancestor chain reaches one (antlers, horns, a saddle, eyes parented
+ * to a head joint, possibly through plain nodes in between), moves rigidly
+ * with that joint in every player: world = node_to_world(node) · p. It is
+ * part of skin s's surface, AFTER every skinned primitive (same node and
+ * primitive order), one part per primitive with attached = true. Its
+ * vertices carry weight 1 on the nearest joint J on the chain (the node
+ * itself when it is a joint) and are stored in bind space:
+ *     rest = inverse(mesh_to_joint_J) · chain · p,
+ *     chain = local_to_parent of every node from J (exclusive) down to the
+ *             mesh node (inclusive), at rest (glTF §3.5.3: parent · local),
+ * so that skin_J · rest = node_to_world(node) · p at the rest pose. skf_skin
+ * evaluates an attached part as node_to_world(node) · bind_to_node · rest
+ * (bind_to_node = inverse(chain) · mesh_to_joint_J): exact glTF playback even
+ * when the clip animates the chain's nodes; where it does not, equal to the
+ * weight-1 skinning the solver models. Morph deltas are taken into bind space
+ * by chain's linear part. An attachment whose chain is singular (a zero
+ * scale) is left out with a warning. skf_rig_options.no_attached leaves
+ * them all out (the skinned primitives alone, as before issue 12).
+ * The "unskinned surface" (skin = -1) is every mesh node without a skin, each
+ * acting as its own joint with an identity mesh_to_joint, so its vertices
+ * move rigidly with node_to_world (morph targets still apply).
  *
  * Ownership: skf_rig and skf_clip have one owner and one free call. A rig
  * built by hand must allocate every array with skf_malloc & co. so that
@@ -69,7 +88,13 @@ typedef struct skf_rig_part {
     int node, mesh, primitive;
     size_t first_vertex, vertex_count;  /* range in the rig's vertices */
     size_t first_target, target_count;  /* range in the rig's morph targets */
-    double *target_deltas;   /* [target_count][vertex_count][3] POSITION deltas, owned, may be NULL */
+    double *target_deltas;   /* [target_count][vertex_count][3] POSITION deltas (bind space), owned,
+                                may be NULL */
+    /* Attached mesh (see "Attached meshes" above); false for skinned primitives. */
+    bool attached;
+    int attached_joint;      /* the joint J its vertices have weight 1 on (when attached) */
+    double bind_to_node[16]; /* bind (mesh) space -> the mesh node's space: inverse(chain) ·
+                                mesh_to_joint_J (when attached) */
 } skf_rig_part;
 
 /* Morph targets: every mesh node contributes its mesh's targets; target
@@ -103,6 +128,9 @@ typedef struct skf_rig_options {
      * weights are all zero is bound fully to its first listed joint (warning).
      * true: keep weights as stored. */
     bool keep_raw_weights;
+    /* true: leave attached meshes out of a skin's surface (see "Attached
+     * meshes"); false (default): include them. */
+    bool no_attached;
 } skf_rig_options;
 
 /* Extract the rig of skin `skin` (or -1 for the unskinned surface) from doc.
@@ -121,7 +149,14 @@ void skf_rig_free(skf_rig *rig);
  * equal. Welded vertex i is the i-th distinct vertex in raw order. Triangles
  * are remapped; triangles that become degenerate are dropped. *out is a new
  * rig with the same joints and nodes and ONE part (node, mesh, primitive =
- * -1) covering all welded vertices and holding every morph target's deltas.
+ * -1) covering all welded vertices and holding every morph target's deltas
+ * — unless the rig has attached parts: then a vertex welds only with vertices
+ * of the same group (the skinned primitives form one group, each attached
+ * mesh node another), the welded groups stay contiguous in that order, and
+ * *out has one part per group: the skinned one (node -1, absent when the
+ * rig has no skinned vertex) then each attached node's (node, mesh,
+ * primitive -1, attached fields copied), every part holding every morph
+ * target's deltas over its vertices.
  * *raw_to_welded (may be NULL) receives an skf_malloc'ed [rig->vertex_count]
  * map. The welded count is (*out)->vertex_count. */
 skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_welded,

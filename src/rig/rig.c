@@ -1,7 +1,10 @@
 /* Rig extraction from a glTF 2.0 document (spec §3.7.3 "Skins", §3.7.2.2
  * "Morph Targets", §3.7.2.1 primitive topology). The surface of a skin is the
- * concatenation of every triangle primitive of every mesh node bound to it;
- * see skinfit/rig.h for the exact vertex order.
+ * concatenation of every triangle primitive of every mesh node bound to it,
+ * then of every mesh node attached to one of its joints (a node without skin
+ * under a joint, glTF §3.7.3.3: it moves with node_to_world, the parent's
+ * world times its local matrix); see skinfit/rig.h for the exact vertex
+ * order and the bind-space form of attached vertices.
  */
 #include "skinfit/rig.h"
 #include "skinfit/math.h"
@@ -65,6 +68,47 @@ static skf_status copy_nodes(const skf_gltf *doc, skf_rig *rig, skf_error *err)
                                 doc->path, i, depth, skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
             p = doc->nodes[p].parent;
         }
+    }
+    return SKF_OK;
+}
+
+/* Attached meshes of skin joints (skinfit/rig.h "Attached meshes"): for every
+ * node, att_joint[n] = the joint J an unskinned mesh node hangs from (-1 when
+ * it is not attached), mesh_to_bind / bind_to_node [node_count*16] its
+ * matrices: mesh_to_bind = inverse(mesh_to_joint_J) · chain, bind_to_node its
+ * inverse, chain = the rest local matrices from J (exclusive) down to n. */
+static skf_status find_attached(const skf_gltf *doc, const skf_rig *rig, const int *joint_of_node, int *att_joint,
+                                double *mesh_to_bind, double *bind_to_node, skf_warnings *warnings)
+{
+    const char *path = doc->path ? doc->path : "glTF";
+    for (size_t i = 0; i < doc->node_count; ++i) {
+        att_joint[i] = -1;
+        if (!node_in_surface(doc, i, -1))
+            continue;
+        double chain[16];
+        skf_mat4_identity(chain);
+        int n = (int)i;
+        size_t depth = 0; /* bounded: copy_nodes checked the hierarchy */
+        while (n >= 0 && joint_of_node[n] < 0 && depth++ <= doc->node_count) {
+            double l[16];
+            skf_gltf_node_local_matrix(&doc->nodes[n], l);
+            skf_mat4_mul(chain, l, chain);
+            n = doc->nodes[n].parent;
+        }
+        if (n < 0 || joint_of_node[n] < 0)
+            continue; /* not under a joint of this skin */
+        int J = joint_of_node[n];
+        double joint_to_mesh[16], chain_inv[16];
+        double det = skf_mat4_invert_affine(chain_inv, chain);
+        if (!(fabs(det) > 0) || !skf_mat4_is_finite(chain)) {
+            skf_warn(warnings, "%s: nodes[%zu]: mesh attached to joint %d ('%s') has a singular transform (det %g); left out",
+                     path, i, J, doc->nodes[n].name ? doc->nodes[n].name : "", det);
+            continue;
+        }
+        skf_mat4_invert_affine(joint_to_mesh, rig->joints[J].mesh_to_joint);
+        skf_mat4_mul(mesh_to_bind + 16 * i, joint_to_mesh, chain);
+        skf_mat4_mul(bind_to_node + 16 * i, chain_inv, rig->joints[J].mesh_to_joint);
+        att_joint[i] = J;
     }
     return SKF_OK;
 }
@@ -340,11 +384,41 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
         return st;
     }
 
+    /* ---- the surface's nodes: skinned ones, then attached ones ---- */
+    size_t nn = doc->node_count ? doc->node_count : 1;
+    int *att_joint = skf_malloc_array(nn, sizeof *att_joint);
+    size_t *surf = skf_malloc_array(nn, sizeof *surf);
+    double *att_m2b = NULL, *att_b2n = NULL;
+    bool want_attached = skin >= 0 && !(opt && opt->no_attached);
+    if (want_attached) {
+        att_m2b = skf_malloc_array(nn * 16, sizeof *att_m2b);
+        att_b2n = skf_malloc_array(nn * 16, sizeof *att_b2n);
+    }
+    if (!att_joint || !surf || (want_attached && (!att_m2b || !att_b2n))) {
+        skf_free(att_joint);
+        skf_free(surf);
+        skf_free(att_m2b);
+        skf_free(att_b2n);
+        skf_free(joint_of_node);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    for (size_t i = 0; i < doc->node_count; ++i)
+        att_joint[i] = -1;
+    if (want_attached)
+        find_attached(doc, rig, joint_of_node, att_joint, att_m2b, att_b2n, warnings);
+    size_t nsurf = 0;
+    for (size_t i = 0; i < doc->node_count; ++i)
+        if (node_in_surface(doc, i, skin))
+            surf[nsurf++] = i;
+    for (size_t i = 0; i < doc->node_count; ++i)
+        if (att_joint[i] >= 0)
+            surf[nsurf++] = i;
+
     /* ---- parts: count vertices, targets, weight sets ---- */
     size_t nparts = 0, nverts = 0, ntargets = 0, max_sets = 1;
-    for (size_t i = 0; i < doc->node_count; ++i) {
-        if (!node_in_surface(doc, i, skin))
-            continue;
+    for (size_t si = 0; si < nsurf; ++si) {
+        size_t i = surf[si];
+        bool attached = att_joint[i] >= 0;
         const skf_gltf_mesh *m = &doc->meshes[doc->nodes[i].mesh];
         size_t node_targets = 0;
         for (size_t p = 0; p < m->primitive_count; ++p) {
@@ -362,7 +436,7 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
                               path, doc->nodes[i].mesh, p);
                 break;
             }
-            if (skin >= 0 && find_attribute(pr, "JOINTS_0") < 0) {
+            if (skin >= 0 && !attached && find_attribute(pr, "JOINTS_0") < 0) {
                 st = skf_fail(err, SKF_ERR_FORMAT,
                               "%s: meshes[%d].primitives[%zu].attributes: skinned (nodes[%zu].skin) but no JOINTS_0",
                               path, doc->nodes[i].mesh, p, i);
@@ -390,6 +464,10 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
         ntargets += node_targets;
     }
     if (st) {
+        skf_free(att_joint);
+        skf_free(surf);
+        skf_free(att_m2b);
+        skf_free(att_b2n);
         skf_free(joint_of_node);
         return st;
     }
@@ -413,9 +491,9 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory for %zu vertices", path, nverts);
 
     size_t part = 0, vbase = 0, tbase = 0;
-    for (size_t i = 0; !st && i < doc->node_count; ++i) {
-        if (!node_in_surface(doc, i, skin))
-            continue;
+    for (size_t si = 0; !st && si < nsurf; ++si) {
+        size_t i = surf[si];
+        int aj = att_joint[i];
         const skf_gltf_node *node = &doc->nodes[i];
         const skf_gltf_mesh *m = &doc->meshes[node->mesh];
         size_t node_targets = 0;
@@ -436,7 +514,19 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
             node_targets = pr->target_count;
             if ((st = skf_gltf_accessor_read(doc, pa, rig->rest_positions + 3 * vbase, true, err)))
                 break;
-            if (skin >= 0) {
+            if (aj >= 0) { /* attached: bind space, weight 1 on its joint */
+                P->attached = true;
+                P->attached_joint = aj;
+                memcpy(P->bind_to_node, att_b2n + 16 * i, sizeof P->bind_to_node);
+                for (size_t v = 0; v < vc; ++v) {
+                    double *x = rig->rest_positions + 3 * (vbase + v), y[3];
+                    skf_mat4_transform_point(y, att_m2b + 16 * i, x);
+                    memcpy(x, y, sizeof y);
+                    rj[(vbase + v) * max_per] = (uint32_t)aj;
+                    rw[(vbase + v) * max_per] = 1.0;
+                    rn[vbase + v] = 1;
+                }
+            } else if (skin >= 0) {
                 st = read_weights(doc, (size_t)node->mesh, p, vc, rig->joint_count, rj + vbase * max_per,
                                   rw + vbase * max_per, rn + vbase, first_joint + vbase, max_per,
                                   err);
@@ -471,6 +561,11 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
                         break;
                     }
                     st = skf_gltf_accessor_read(doc, ta, P->target_deltas + k * vc * 3, true, err);
+                    for (size_t v = 0; !st && aj >= 0 && v < vc; ++v) { /* deltas into bind space */
+                        double *d = P->target_deltas + (k * vc + v) * 3, y[3];
+                        skf_mat4_transform_vector(y, att_m2b + 16 * i, d);
+                        memcpy(d, y, sizeof y);
+                    }
                 }
             }
             if (!st)
@@ -554,6 +649,10 @@ static skf_status build(const skf_gltf *doc, int skin, const skf_rig_options *op
     skf_free(rw);
     skf_free(rn);
     skf_free(first_joint);
+    skf_free(att_joint);
+    skf_free(surf);
+    skf_free(att_m2b);
+    skf_free(att_b2n);
     skf_free(joint_of_node);
     return st;
 }

@@ -173,6 +173,25 @@ static void skin_range(const skf_rig *rig, const skf_pose *pose, const skf_rig_p
     }
 }
 
+/* An attached part (skinfit/rig.h "Attached meshes"): rigid with its node,
+ * world = node_to_world(node) · bind_to_node · (rest + morph deltas). */
+static void skin_attached(const skf_pose *pose, const skf_rig *rig, const skf_rig_part *P, double *out)
+{
+    double M[16];
+    skf_mat4_mul(M, pose->node_to_world + 16 * (size_t)P->node, P->bind_to_node);
+    size_t nt = P->target_count;
+    const double *mw = nt ? pose->morph_weights + P->first_target : NULL;
+    for (size_t i = 0; i < P->vertex_count; ++i) {
+        size_t v = P->first_vertex + i;
+        double x[3] = {rig->rest_positions[3 * v], rig->rest_positions[3 * v + 1], rig->rest_positions[3 * v + 2]};
+        for (size_t k = 0; P->target_deltas && k < nt; ++k)
+            if (mw[k] != 0)
+                for (int a = 0; a < 3; ++a)
+                    x[a] += mw[k] * P->target_deltas[(k * P->vertex_count + i) * 3 + (size_t)a];
+        skf_mat4_transform_point(out + 3 * v, M, x);
+    }
+}
+
 void skf_skin(const skf_rig *rig, const skf_pose *pose, double *out, int threads)
 {
     int nthreads = threads > 0 ? threads : omp_get_max_threads();
@@ -182,7 +201,10 @@ void skf_skin(const skf_rig *rig, const skf_pose *pose, double *out, int threads
     }
     for (size_t p = 0; p < rig->part_count; ++p) {
         const skf_rig_part *P = &rig->parts[p];
-        skin_range(rig, pose, P, P->first_vertex, P->vertex_count, out, nthreads);
+        if (P->attached && P->node >= 0 && (size_t)P->node < rig->node_count)
+            skin_attached(pose, rig, P, out);
+        else
+            skin_range(rig, pose, P, P->first_vertex, P->vertex_count, out, nthreads);
     }
 }
 

@@ -10,7 +10,17 @@
 typedef struct weld_ctx {
     const skf_rig *rig;
     const uint32_t *part_of; /* [N] part index, UINT32_MAX when none */
+    bool groups;             /* the rig has attached parts: weld within a group only */
 } weld_ctx;
+
+/* A vertex's group: -1 for the skinned primitives, else its attached node. */
+static int group_of(const weld_ctx *c, size_t v)
+{
+    uint32_t p = c->part_of[v];
+    if (p == UINT32_MAX || !c->rig->parts[p].attached)
+        return -1;
+    return c->rig->parts[p].node;
+}
 
 static double delta(const weld_ctx *c, size_t g, size_t v, int axis)
 {
@@ -52,6 +62,8 @@ static uint64_t vertex_hash(const weld_ctx *c, size_t v)
 static bool same_vertex(const weld_ctx *c, size_t a, size_t b)
 {
     const skf_rig *r = c->rig;
+    if (c->groups && group_of(c, a) != group_of(c, b))
+        return false;
     for (int k = 0; k < 3; ++k)
         if (r->rest_positions[3 * a + (size_t)k] != r->rest_positions[3 * b + (size_t)k])
             return false;
@@ -95,7 +107,9 @@ skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_wel
                 part_of[rig->parts[p].first_vertex + v] = (uint32_t)p;
         for (size_t i = 0; i < cap; ++i)
             table[i] = UINT32_MAX;
-        weld_ctx c = {rig, part_of};
+        weld_ctx c = {rig, part_of, false};
+        for (size_t p = 0; p < rig->part_count; ++p)
+            c.groups |= rig->parts[p].attached;
         for (size_t v = 0; v < N; ++v) {
             size_t slot = (size_t)(vertex_hash(&c, v) & (cap - 1));
             for (;;) {
@@ -114,6 +128,15 @@ skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_wel
             }
         }
     }
+    /* The welded parts: one, or one per group (contiguous: welding stays
+     * within a group and groups follow each other in raw order). */
+    weld_ctx gc = {rig, part_of, false};
+    for (size_t p = 0; p < rig->part_count; ++p)
+        gc.groups |= rig->parts[p].attached;
+    size_t nparts = 1;
+    if (!st && gc.groups)
+        for (size_t i = 1; i < nw; ++i)
+            nparts += group_of(&gc, first_raw[i]) != group_of(&gc, first_raw[i - 1]);
     /* Build the welded rig. */
     if (!st) {
         w->skin = rig->skin;
@@ -130,7 +153,7 @@ skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_wel
         w->nodes = skf_calloc(rig->node_count ? rig->node_count : 1, sizeof *w->nodes);
         w->default_morph_weights = skf_malloc_array(rig->target_count ? rig->target_count : 1, sizeof(double));
         w->morph_target_node = skf_malloc_array(rig->target_count ? rig->target_count : 1, sizeof(int));
-        w->parts = skf_calloc(1, sizeof *w->parts);
+        w->parts = skf_calloc(nparts, sizeof *w->parts);
         if (!w->rest_positions || !w->weight_offsets || !w->weight_joints || !w->weights ||
             !w->triangles || !w->joints || !w->nodes || !w->default_morph_weights ||
             !w->morph_target_node || !w->parts)
@@ -174,22 +197,42 @@ skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_wel
             memcpy(w->default_morph_weights, rig->default_morph_weights, rig->target_count * sizeof(double));
             memcpy(w->morph_target_node, rig->morph_target_node, rig->target_count * sizeof(int));
         }
-        w->part_count = 1;
-        skf_rig_part *P = &w->parts[0];
-        P->node = P->mesh = P->primitive = -1;
-        P->vertex_count = nw;
-        P->target_count = rig->target_count;
-        if (!st && rig->target_count && nw) {
-            P->target_deltas = skf_malloc_array(rig->target_count * nw, 3 * sizeof(double));
-            if (!P->target_deltas) {
-                st = skf_fail(err, SKF_ERR_NOMEM, "out of memory for morph targets");
-            } else {
-                weld_ctx c = {rig, part_of};
-                for (size_t g = 0; g < rig->target_count; ++g)
-                    for (size_t i = 0; i < nw; ++i)
-                        for (int k = 0; k < 3; ++k)
-                            P->target_deltas[(g * nw + i) * 3 + (size_t)k] = delta(&c, g, first_raw[i], k);
+        w->part_count = nparts;
+        for (size_t p = 0, i0 = 0; p < nparts; ++p) {
+            size_t i1 = i0 + 1;
+            if (nparts == 1)
+                i1 = nw;
+            else
+                while (i1 < nw && group_of(&gc, first_raw[i1]) == group_of(&gc, first_raw[i0]))
+                    ++i1;
+            skf_rig_part *P = &w->parts[p];
+            P->node = P->mesh = P->primitive = -1;
+            P->first_vertex = i0;
+            P->vertex_count = i1 - i0;
+            P->target_count = rig->target_count;
+            uint32_t rp = gc.groups && i0 < nw ? part_of[first_raw[i0]] : UINT32_MAX;
+            if (rp != UINT32_MAX && rig->parts[rp].attached) {
+                const skf_rig_part *R = &rig->parts[rp];
+                P->node = R->node;
+                P->mesh = R->mesh;
+                P->attached = true;
+                P->attached_joint = R->attached_joint;
+                memcpy(P->bind_to_node, R->bind_to_node, sizeof P->bind_to_node);
             }
+            size_t n = P->vertex_count;
+            if (!st && rig->target_count && n) {
+                P->target_deltas = skf_malloc_array(rig->target_count * n, 3 * sizeof(double));
+                if (!P->target_deltas) {
+                    st = skf_fail(err, SKF_ERR_NOMEM, "out of memory for morph targets");
+                } else {
+                    weld_ctx c = {rig, part_of, false};
+                    for (size_t g = 0; g < rig->target_count; ++g)
+                        for (size_t i = 0; i < n; ++i)
+                            for (int k = 0; k < 3; ++k)
+                                P->target_deltas[(g * n + i) * 3 + (size_t)k] = delta(&c, g, first_raw[i0 + i], k);
+                }
+            }
+            i0 = i1;
         }
     }
     skf_free(part_of);

@@ -10,8 +10,16 @@
 // "Clips and frames"). Tolerance: 1e-5 × the bounding-box diagonal of the
 // compared world positions, at every vertex of every frame.
 //
-// Usage: node three_bake.mjs [--fps F] [FILE...]  (env: SKF_BIN, SKF_DATA, SKF_SOURCE_DIR)
+// The surface is skin 0's (docs: include/skinfit/rig.h): its skinned primitives in node order,
+// then the meshes attached to its joints (mesh nodes without skin under a joint: three moves
+// them with their node's matrixWorld), or the unskinned meshes when the file has no skin.
+//
+// Usage: node three_bake.mjs [--fps F] [--expect CLIP=FILE.pc2]... [FILE...]
+//        (env: SKF_BIN, SKF_DATA, SKF_SOURCE_DIR)
 // --fps F bakes and compares at F frames per second instead of each clip's key rate.
+// --expect CLIP=FILE.pc2 compares clip CLIP (short name) of the one FILE with the given point
+// cache (surface order above, the clip's frame times) instead of `skinfit bake`'s, and only
+// the clips so named: e.g. a transfer's solved surface against three's replay of OUT.glb.
 // Exit 0 all agree, 1 a deviation over tolerance or an error, 77 three absent.
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,11 +55,20 @@ const { GLTFLoader } = await import(
 // ---- inputs ----
 let files = process.argv.slice(2);
 let forcedFps = 0;
-if (files[0] === '--fps') {
-  forcedFps = Number(files[1]);
-  files = files.slice(2);
-  if (!(forcedFps > 0)) { console.log('usage: three_bake.mjs [--fps F] [FILE...]'); process.exit(2); }
+const expect = new Map(); // clip short name -> PC2 path
+for (;;) {
+  if (files[0] === '--fps') {
+    forcedFps = Number(files[1]);
+    files = files.slice(2);
+    if (!(forcedFps > 0)) { console.log('usage: three_bake.mjs [--fps F] [--expect CLIP=FILE.pc2]... [FILE...]'); process.exit(2); }
+  } else if (files[0] === '--expect') {
+    const m = /^([^=]+)=(.+)$/.exec(files[1] || '');
+    if (!m) { console.log('usage: three_bake.mjs [--fps F] [--expect CLIP=FILE.pc2]... [FILE...]'); process.exit(2); }
+    expect.set(m[1], m[2]);
+    files = files.slice(2);
+  } else break;
 }
+if (expect.size && files.length !== 1) { console.log('three_bake.mjs: --expect needs exactly one FILE'); process.exit(2); }
 if (!files.length) {
   const walk = (d) => fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.glb') ? [path.join(d, e.name)] : []) : [];
@@ -158,13 +175,25 @@ for (const file of files) {
     const a = assoc.get(o);
     if (a && a.nodes !== undefined) nodeObj.set(a.nodes, o);
   });
-  // the surface `bake` evaluates: skin 0, or the unskinned meshes
+  // the surface `bake` evaluates: skin 0 then the meshes attached to its joints, or the
+  // unskinned meshes
   const skin = (json.skins || []).length ? 0 : -1;
   const surface = []; // three mesh objects in our vertex order
   const nodes = json.nodes || [];
-  for (let i = 0; i < nodes.length; ++i) {
-    const nd = nodes[i];
-    if (nd.mesh === undefined || (nd.skin ?? -1) !== skin) continue;
+  const parentOf = new Map();
+  nodes.forEach((nd, i) => (nd.children || []).forEach((c) => parentOf.set(c, i)));
+  const joints = new Set(skin >= 0 ? json.skins[0].joints : []);
+  const attached = (i) => { // a mesh node without skin that is, or hangs under, a joint
+    for (let n = i, d = 0; n !== undefined && d <= nodes.length; n = parentOf.get(n), ++d)
+      if (joints.has(n)) return true;
+    return false;
+  };
+  const order = [];
+  for (let i = 0; i < nodes.length; ++i)
+    if (nodes[i].mesh !== undefined && (nodes[i].skin ?? -1) === skin) order.push([i, false]);
+  for (let i = 0; skin >= 0 && i < nodes.length; ++i)
+    if (nodes[i].mesh !== undefined && nodes[i].skin === undefined && attached(i)) order.push([i, true]);
+  for (const [i, isAttached] of order) {
     const o = nodeObj.get(i);
     if (!o) throw new Error(`${base}: node ${i} not in three's scene`);
     let prims;
@@ -177,7 +206,7 @@ for (const file of files) {
       }).sort((a, b) => assoc.get(a).primitives - assoc.get(b).primitives);
     }
     for (const m of prims) {
-      if (skin >= 0 && !m.isSkinnedMesh) throw new Error(`${base}: node ${i} primitive is not skinned in three`);
+      if (skin >= 0 && !isAttached && !m.isSkinnedMesh) throw new Error(`${base}: node ${i} primitive is not skinned in three`);
       surface.push(m);
     }
   }
@@ -187,20 +216,32 @@ for (const file of files) {
   let fileWorst = 0, fileWorstAbs = 0, fileFrames = 0, where = '', motion = 0;
   const bbMin = [Infinity, Infinity, Infinity], bbMax = [-Infinity, -Infinity, -Infinity];
   const devs = []; // per clip: max abs deviation
+  const shortName = (n) => n.replace(/^.*\|/, '');
   const outs = info.clips.map((c, ci) => path.join(tmp, `${base}.${ci}.pc2`));
   const fpsArgs = forcedFps ? ['--fps', String(forcedFps)] : [];
-  const baked = info.clips.map((c, ci) => bake(['bake', file, '--clip', c.name, ...fpsArgs, '-o', outs[ci]]));
+  const baked = info.clips.map((c, ci) => expect.size ? null : bake(['bake', file, '--clip', c.name, ...fpsArgs, '-o', outs[ci]]));
+  for (const name of expect.keys())
+    if (!info.clips.some((c) => shortName(c.name) === name)) {
+      console.log(`FAIL ${base}: --expect names clip '${name}', which the file does not have`);
+      failed = true;
+    }
   for (let ci = 0; ci < info.clips.length; ++ci) {
     const c = info.clips[ci];
     const out = outs[ci];
-    const r = await baked[ci];
-    if (r.error) {
-      console.log(`FAIL ${base} '${c.name}': skinfit bake failed: ${r.stderr}`);
-      failed = true;
-      continue;
+    let ours;
+    if (expect.size) {
+      if (!expect.has(shortName(c.name))) continue;
+      ours = readPc2(expect.get(shortName(c.name)));
+    } else {
+      const r = await baked[ci];
+      if (r.error) {
+        console.log(`FAIL ${base} '${c.name}': skinfit bake failed: ${r.stderr}`);
+        failed = true;
+        continue;
+      }
+      ours = readPc2(out);
+      fs.unlinkSync(out);
     }
-    const ours = readPc2(out);
-    fs.unlinkSync(out);
     if (ours.n !== nverts) {
       console.log(`FAIL ${base} '${c.name}': ${ours.n} vertices baked, three has ${nverts}`);
       failed = true;
@@ -250,11 +291,13 @@ for (const file of files) {
   const diag = Math.hypot(bbMax[0] - bbMin[0], bbMax[1] - bbMin[1], bbMax[2] - bbMin[2]);
   fileWorst = diag > 0 ? fileWorstAbs / diag : fileWorstAbs;
   // every file's clips move the surface by a sizeable fraction of the model
-  const ok = fileWorst <= TOL && info.clips.length > 0 && motion > 0.01 * diag;
+  const ok = fileWorst <= TOL && info.clips.length > 0 && motion > 0.01 * diag && devs.length > 0;
   if (!ok) failed = true;
   for (const [name, d] of devs)
     if (d > TOL * diag) console.log(`  over tolerance: ${base} '${name}': ${(d / diag).toExponential(2)} of diagonal`);
-  const line = `${ok ? 'ok  ' : 'FAIL'} ${base}: ${info.clips.length} clips, ${fileFrames} frames, ${nverts} vertices` +
+  const nattached = order.filter(([, a]) => a).length;
+  const line = `${ok ? 'ok  ' : 'FAIL'} ${base}: ${devs.length} clips, ${fileFrames} frames, ${nverts} vertices` +
+    (nattached ? ` (${nattached} attached mesh${nattached > 1 ? 'es' : ''})` : '') + (expect.size ? ' against the given point caches' : '') +
     `, largest motion ${(motion / diag).toFixed(3)} of diagonal, worst deviation ${fileWorstAbs.toExponential(3)} = ${fileWorst.toExponential(3)} of diagonal ${diag.toPrecision(5)}` +
     (where ? ` at ${where}` : '');
   console.log(line);
