@@ -276,7 +276,7 @@ static void transfer_like(const rig_case *c, const double *targets, size_t F)
         }
         off[j + 1] = m;
     }
-    skf_solve_rig rig = {n, c->g.rest, off, bone, weight, B};
+    skf_solve_rig rig = {n, c->g.rest, off, bone, weight, B, NULL};
     double *T = malloc(F * B * 12 * sizeof *T);
     skf_solve_stats *st = malloc(F * sizeof *st);
     double cpu[2] = {0, 0}, energy[2] = {0, 0};

@@ -50,6 +50,11 @@ typedef struct skf_solve_rig {
     const uint32_t *bone;      /* [offsets[N]] bone index < bone_count */
     const double *weight;      /* [offsets[N]] */
     size_t bone_count;         /* B */
+    /* [N] per-vertex importance c_j ≥ 0 of the fit (docs/solver.md D8), or NULL (every
+     * c_j = 1, the unweighted energy). The energy becomes Σ_j c_j ‖s_j − u_j‖²: every
+     * moment sum of the solver carries c_j (M_ik, μ_i, C_i, U, the direct residual);
+     * c_j = 0 keeps vertex j out of the fit (it is still skinned by skf_solver_skin). */
+    const double *vertex_weight;
 } skf_solve_rig;
 
 typedef enum skf_solve_start {
@@ -130,7 +135,8 @@ double skf_solver_bone_mass(const skf_solver *s, size_t bone);
 skf_status skf_solver_update_weights(skf_solver *s, const size_t *offsets, const uint32_t *bone,
                                      const double *weight, skf_error *err);
 
-/* Solve one frame: minimise E(T) = Σ_j ‖Σ_i w_ij T_i [v_j;1] − u_j‖² over
+/* Solve one frame: minimise E(T) = Σ_j c_j ‖Σ_i w_ij T_i [v_j;1] − u_j‖² (c_j = 1 unless
+ * skf_solve_rig.vertex_weight) over
  * rigid T_i. target: [3N] positions u_j. transforms: [B*12], in: warm start
  * (pass identities when nothing better is known; also the value kept for
  * bones with μ = 0), out: the result (rotations orthonormal to ~1e-15).

@@ -5,8 +5,8 @@
  * per-bone-pair moment matrices that Dem Bones implements; derivation and
  * notation: docs/solver.md, D1.
  *
- * Once per rig:   M_ik = Σ_j w_ij w_kj ṽ_j ṽ_jᵀ   (4×4, bones i, k sharing a vertex)
- * Once per frame: C_i  = Σ_j w_ij u_j ṽ_jᵀ        (3×4), U = Σ_j ‖u_j‖²
+ * Once per rig:   M_ik = Σ_j c_j w_ij w_kj ṽ_j ṽ_jᵀ   (4×4, bones i, k sharing a vertex)
+ * Once per frame: C_i  = Σ_j c_j w_ij u_j ṽ_jᵀ    (3×4), U = Σ_j c_j ‖u_j‖²
  * Then E(T) = U − 2 Σ_i ⟨T_i, C_i⟩ + Σ_i Σ_k ⟨T_i M_ik, T_k⟩.
  *
  * M_ik is symmetric and equals M_ki, so one 4×4 is stored per unordered pair.
@@ -112,12 +112,13 @@ skf_status skfi_solve_moments(skf_solver *s, skf_error *err)
     for (size_t j = 0; j < n; ++j) {
         const double *v = s->rest + 3 * j;
         double vt[4] = {v[0], v[1], v[2], 1.0}, vv[16];
+        const double cj = s->vweight ? s->vweight[j] : 1.0;
         for (int r = 0; r < 4; ++r)
             for (int c = 0; c < 4; ++c)
                 vv[r * 4 + c] = vt[r] * vt[c];
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p)
             for (size_t q = p; q < s->offsets[j + 1]; ++q) {
-                double ww = s->weight[p] * s->weight[q];
+                double ww = s->vweight ? cj * s->weight[p] * s->weight[q] : s->weight[p] * s->weight[q];
                 size_t a = s->bone[p], b = s->bone[q];
                 double *M = s->pair_M + 16 * (tab[a < b ? a * B + b : b * B + a] - 1);
                 for (int e = 0; e < 16; ++e)
@@ -148,9 +149,10 @@ static void moments_block(const skf_solver *s, skfi_solve_ws *ws, const double *
     block_range(s, blk, &j0, &j1);
     for (size_t j = j0; j < j1; ++j) {
         const double *v = s->rest + 3 * j, *uj = target + 3 * j;
-        U += uj[0] * uj[0] + uj[1] * uj[1] + uj[2] * uj[2];
+        const double cj = s->vweight ? s->vweight[j] : 1.0;
+        U += cj * (uj[0] * uj[0] + uj[1] * uj[1] + uj[2] * uj[2]);
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
-            double w = s->weight[p];
+            double w = cj * s->weight[p];
             double wu[3] = {w * uj[0], w * uj[1], w * uj[2]};
             double *Ci = C + 12 * (size_t)s->bone[p];
             for (int c = 0; c < 3; ++c)
@@ -232,7 +234,8 @@ static void residual_block(const skf_solver *s, skfi_solve_ws *ws, const double 
             for (int r = 0; r < 3; ++r)
                 d[r] += w * (Tb[r] * v[0] + Tb[3 + r] * v[1] + Tb[6 + r] * v[2] + Tb[9 + r]);
         }
-        sum += d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        const double cj = s->vweight ? s->vweight[j] : 1.0;
+        sum += cj * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     }
     ws->sblk[blk] = sum;
 }

@@ -35,10 +35,10 @@ typedef enum skfi_newton_result {
 
 /* Per-thread scratch for one frame solve. */
 typedef struct skfi_solve_ws {
-    double *C;       /* [B*12] C_i = Σ_j w_ij u_j ṽ_jᵀ (3×4 column-major) */
+    double *C;       /* [B*12] C_i = Σ_j c_j w_ij u_j ṽ_jᵀ (3×4 column-major) */
     double *Cblk;    /* [blocks*B*12] per-block partial sums */
     double *sblk;    /* [blocks] per-block scalar partial sums */
-    double U;        /* Σ_j ‖u_j‖² */
+    double U;        /* Σ_j c_j ‖u_j‖² */
     double *Taff;    /* [B*12] affine start */
     double *rhs;     /* [4B*3] affine right-hand sides / solution */
     double *rhs2;    /* [4B*3] refinement residual */
@@ -62,20 +62,21 @@ struct skf_solver {
     size_t *offsets;       /* [N+1] canonical CSR (no zeros, no duplicates) */
     uint32_t *bone;
     double *weight;
+    double *vweight;       /* [N] per-vertex importance c_j (skf_solve_rig.vertex_weight), NULL: all 1 */
     double diag;           /* rest bounding-box diagonal */
     skf_solve_options opt; /* resolved defaults */
     int threads;
 
     /* moments (moments.c): per bone i, its co-influencing bones k (incl. i),
      * sorted; M of the unordered pair (i,k) is pair_M[nb_pair[.]*16], a
-     * symmetric 4×4 (row-major) — M_ik = M_ki = Σ_j w_ij w_kj ṽ_j ṽ_jᵀ. */
+     * symmetric 4×4 (row-major) — M_ik = M_ki = Σ_j c_j w_ij w_kj ṽ_j ṽ_jᵀ. */
     size_t *nb_off;        /* [B+1] */
     uint32_t *nb_bone;
     size_t *nb_pair;
     size_t pair_count;
     double *pair_M;        /* [pair_count*16] */
     size_t *self_pair;     /* [B] */
-    double *mu;            /* [B] Σ_j w_ij² */
+    double *mu;            /* [B] Σ_j c_j w_ij² */
 
     /* affine start (affine_init.c): Cholesky factor (lower, column-major)
      * of the 4B×4B block matrix [M_ik] + ridge. */

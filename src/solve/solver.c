@@ -215,6 +215,20 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
         return skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (%zu vertices)", rig->vertex_count);
     }
     memcpy(s->rest, rig->rest, 3 * s->n * sizeof *s->rest);
+    if (rig->vertex_weight) {
+        for (size_t j = 0; j < s->n; ++j)
+            if (!(rig->vertex_weight[j] >= 0) || !isfinite(rig->vertex_weight[j])) {
+                skf_solver_free(s);
+                return skf_fail(err, SKF_ERR_ARGUMENT,
+                                "solver: rig: vertex %zu: vertex weight %g (need a finite value >= 0)", j,
+                                rig->vertex_weight[j]);
+            }
+        if (!(s->vweight = skf_malloc_array(s->n, sizeof *s->vweight))) {
+            skf_solver_free(s);
+            return skf_fail(err, SKF_ERR_NOMEM, "solver: out of memory (%zu vertices)", rig->vertex_count);
+        }
+        memcpy(s->vweight, rig->vertex_weight, s->n * sizeof *s->vweight);
+    }
     s->diag = skf_bbox_diagonal(s->n, s->rest);
     if (!(s->diag > 0))
         s->diag = 1.0; /* all vertices coincide: any scale will do */
@@ -251,6 +265,7 @@ void skf_solver_free(skf_solver *s)
     skf_free(s->offsets);
     skf_free(s->bone);
     skf_free(s->weight);
+    skf_free(s->vweight);
     skf_free(s->nb_off);
     skf_free(s->nb_bone);
     skf_free(s->nb_pair);

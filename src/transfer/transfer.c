@@ -129,7 +129,7 @@ static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, 
                               const uint32_t *bone, const double *weight, int threads, int max_sweeps,
                               skf_solver **out, skf_error *err)
 {
-    skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count};
+    skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count, NULL};
     skf_solve_options so;
     memset(&so, 0, sizeof so);
     so.threads = threads;

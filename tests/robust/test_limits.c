@@ -280,7 +280,7 @@ static void test_bones_library(void)
     double rest[3] = {0, 0, 0}, weight[1] = {1};
     size_t offsets[2] = {0, 1};
     uint32_t bone[1] = {0};
-    skf_solve_rig rig = {1, rest, offsets, bone, weight, 2049};
+    skf_solve_rig rig = {1, rest, offsets, bone, weight, 2049, NULL};
     skf_solver *s = NULL;
     skf_error e;
     CHECK(skf_solver_new(&rig, NULL, &s, &e) == SKF_ERR_LIMIT);

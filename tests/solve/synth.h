@@ -138,7 +138,7 @@ static inline void synth_rig_make(synth_rig *g, synth_rng *r, size_t n, size_t B
 
 static inline skf_solve_rig synth_rig_view(const synth_rig *g)
 {
-    skf_solve_rig v = {g->n, g->rest, g->offsets, g->bone, g->weight, g->B};
+    skf_solve_rig v = {g->n, g->rest, g->offsets, g->bone, g->weight, g->B, NULL};
     return v;
 }
 

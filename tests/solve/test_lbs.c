@@ -250,7 +250,7 @@ static void test_clip_determinism(void)
         w1[j] = 1.0;
     }
     CHECK(skf_solver_update_weights(s, off1, b1, w1, &err) == SKF_OK);
-    skf_solve_rig rig1 = {n, g.rest, off1, b1, w1, B};
+    skf_solve_rig rig1 = {n, g.rest, off1, b1, w1, B, NULL};
     skf_solver *s1 = NULL;
     CHECK(skf_solver_new(&rig1, &opt, &s1, &err) == SKF_OK);
     double Tx[12 * 30], Ty[12 * 30];
@@ -280,7 +280,7 @@ static void test_bad_rig(void)
     size_t off[3] = {0, 1, 2};
     uint32_t bone[2] = {0, 5};
     double w[2] = {1, 1};
-    skf_solve_rig rig = {2, rest, off, bone, w, 2};
+    skf_solve_rig rig = {2, rest, off, bone, w, 2, NULL};
     skf_solver *s = NULL;
     skf_error err;
     CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_ERR_ARGUMENT);

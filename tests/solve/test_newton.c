@@ -79,7 +79,7 @@ static void test_coupled_inexact(void)
     uint32_t *bone = malloc(8 * n * sizeof *bone);
     double *weight = malloc(8 * n * sizeof *weight);
     diffuse_weights(&g, 8, unused, 1, off, bone, weight);
-    skf_solve_rig rigB = {n, g.rest, off, bone, weight, B};
+    skf_solve_rig rigB = {n, g.rest, off, bone, weight, B, NULL};
 
     double *targets = malloc(F * 3 * n * sizeof *targets);
     double *Tt = malloc(B * 12 * sizeof *Tt);
