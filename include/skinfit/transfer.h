@@ -126,6 +126,12 @@ typedef struct skf_transfer_options {
     bool landmarks_joints;    /* same-named joints as soft landmarks */
     const skf_transfer_landmark *landmarks; /* may be NULL; copied at skf_transfer_new */
     size_t landmark_count;
+    /* Attached meshes (rig.h "Attached meshes": mesh nodes without skin under a joint) are part
+     * of both surfaces: played and carried on the source; on the target each of their constraint
+     * vertices has weight 1 on its joint and the importance c_a of docs/transfer.md
+     * "Attached meshes" in the fit. true: importance 0 — they are still carried, solved-for
+     * surface and measured, but do not constrain the solve (the comparison of issue 12 §3). */
+    bool no_attached_constraints;
 } skf_transfer_options;
 
 /* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
@@ -147,6 +153,12 @@ typedef struct skf_transfer_metrics {
     int iteration_cap;
     double diagonal;          /* the rest bounding-box diagonal the % figures are relative to
                                  (scene units of the run's rig) */
+    /* Per attached mesh of the target (skf_transfer_info.attachments, same order; 0 / NULL for
+     * the control and when the target has none), owned: the mean and worst ‖s − u‖ over its
+     * constraint vertices and all frames, % of the diagonal. Its vertices are also in the
+     * figures above. */
+    size_t attachment_count;
+    double *attachment_mean_pct, *attachment_max_pct;
     /* Per-vertex output, only with skf_transfer_options.vertex_output (else 0 / NULL); owned.
      * vertex_errors [frames * measured_count]: ‖s − u‖ of each measured vertex per frame, scene
      *   units of the run's world (the target's for free / rotation-only, the source's for the
@@ -215,6 +227,18 @@ skf_status skf_transfer_new(const skf_gltf *source, const skf_gltf *target,
                             skf_warnings *warnings, skf_error *err);
 void skf_transfer_free(skf_transfer *t);
 
+/* An attached mesh of the target rig (rig.h "Attached meshes"), as the session solves it. */
+typedef struct skf_transfer_attachment {
+    const char *name;         /* the mesh node's name, else its mesh's, else "nodes[i]"; owned by the session */
+    const char *joint;        /* the joint's node name ("" when unnamed); owned by the session */
+    int node;                 /* glTF node index in the target document */
+    int joint_index;          /* joint of skin 0 it hangs from */
+    size_t vertices;          /* welded target vertices (skf_transfer_clip.target_mesh range below) */
+    size_t first_vertex;      /* its welded vertices are first_vertex .. first_vertex + vertices − 1 */
+    size_t constraints;       /* of them constraints of the solve */
+    double importance;        /* c_a, each constraint's weight in the fit (0: no_attached_constraints) */
+} skf_transfer_attachment;
+
 /* Facts about the session for reports. */
 typedef struct skf_transfer_info {
     size_t source_vertices, source_welded, source_joints;
@@ -237,6 +261,9 @@ typedef struct skf_transfer_info {
     double landmark_rms, landmark_max;   /* fractions of the source diagonal */
     size_t joint_landmarks;              /* same-named joints measured */
     double joint_median, joint_max;      /* their distances after registration, fractions */
+    size_t attachment_count;             /* attached meshes of the target */
+    const skf_transfer_attachment *attachments; /* [attachment_count], valid while the session lives */
+    size_t source_attachments;           /* attached meshes of the source (played and carried) */
 } skf_transfer_info;
 void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info);
 

@@ -108,6 +108,8 @@ static void svg_plot(skfi_strbuf *b, const skf_html_clip *c)
               T + ph / 2, T + ph / 2);
     for (size_t r = 0; r < c->run_count; ++r) {
         const skf_html_run *run = &c->runs[r];
+        if (!run->frame_max_pct && !run->frame_mean_pct)
+            continue; /* a table-only row (an attached mesh's figures) */
         const char *col = run_colors[r % (sizeof run_colors / sizeof run_colors[0])];
         for (int kind = 0; kind < 2; ++kind) {
             const double *v = kind == 0 ? run->frame_max_pct : run->frame_mean_pct;

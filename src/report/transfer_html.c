@@ -6,6 +6,7 @@
 #include "skinfit/report.h"
 #include "skinfit/rig.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,21 @@ static skf_html_run make_run(const char *rig, const char *mode, const skf_transf
     return r;
 }
 
+/* The rows of a run's attached meshes (skf_transfer_metrics.attachment_*): their
+ * mean and worst error; quality, sweeps and time belong to the run's row. */
+static size_t attachment_rows(skf_html_run *r, char (*labels)[160], const skf_transfer_info *info, const char *mode,
+                              const skf_transfer_metrics *m)
+{
+    size_t n = 0;
+    for (size_t a = 0; info && a < m->attachment_count && a < info->attachment_count; ++a, ++n) {
+        snprintf(labels[n], sizeof labels[n], "· %s (attached to %s)", info->attachments[a].name,
+                 info->attachments[a].joint);
+        r[n] = (skf_html_run){labels[n], mode, NAN, m->attachment_mean_pct[a], m->attachment_max_pct[a], -1, -1,
+                              NULL, NULL};
+    }
+    return n;
+}
+
 skf_status skf_report_transfer_html(const char *path, const char *source_path,
                                     const char *target_path, const skf_transfer_info *info,
                                     const skf_transfer_clip *clips, size_t clip_count,
@@ -34,11 +50,13 @@ skf_status skf_report_transfer_html(const char *path, const char *source_path,
 {
     skf_status st = SKF_OK;
     skf_html_clip *hc = skf_calloc(clip_count ? clip_count : 1, sizeof *hc);
-    skf_html_run *runs = skf_calloc(3 * (clip_count ? clip_count : 1), sizeof *runs);
+    size_t na = info ? info->attachment_count : 0, per_clip = 3 + 2 * na;
+    skf_html_run *runs = skf_calloc(per_clip * (clip_count ? clip_count : 1), sizeof *runs);
+    char (*att_labels)[160] = skf_calloc(per_clip * (clip_count ? clip_count : 1), sizeof *att_labels);
     skf_image *images = skf_calloc(clip_count ? clip_count : 1, sizeof *images);
     char (*captions)[256] = skf_calloc(clip_count ? clip_count : 1, sizeof *captions);
     const char **caption_ptrs = skf_calloc(clip_count ? clip_count : 1, sizeof *caption_ptrs);
-    if (!hc || !runs || !images || !captions || !caption_ptrs) {
+    if (!hc || !runs || !att_labels || !images || !captions || !caption_ptrs) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
@@ -50,15 +68,20 @@ skf_status skf_report_transfer_html(const char *path, const char *source_path,
     snprintf(tgt_rot_label, sizeof tgt_rot_label, "%s · rotation-only", tgt_name ? tgt_name : "");
     for (size_t ci = 0; ci < clip_count; ++ci) {
         const skf_transfer_clip *c = &clips[ci];
-        skf_html_run *r = runs + 3 * ci;
+        skf_html_run *r = runs + per_clip * ci;
+        char (*lab)[160] = att_labels + per_clip * ci;
         size_t nr = 0;
         if (c->control.present)
             r[nr++] = make_run(src_label, "control", &c->control, c->frames);
-        if (c->free.present)
+        if (c->free.present) {
             r[nr++] = make_run(tgt_name ? tgt_name : "target", "free", &c->free, c->frames);
-        if (c->rotation_only.present)
+            nr += attachment_rows(r + nr, lab + nr, info, "free", &c->free);
+        }
+        if (c->rotation_only.present) {
             r[nr++] = make_run(tgt_name ? tgt_name : "target", "rotation-only", &c->rotation_only,
                                c->frames);
+            nr += attachment_rows(r + nr, lab + nr, info, "rotation-only", &c->rotation_only);
+        }
         hc[ci] = (skf_html_clip){c->name, c->frames, c->fps, r, nr, NULL, NULL, 0};
 
         /* heat map at the worst frame */
@@ -124,6 +147,16 @@ skf_status skf_report_transfer_html(const char *path, const char *source_path,
                          info->alignment.method ? info->alignment.method : "?",
                          info->alignment.scale, 100.0 * info->alignment.residual);
                 facts[2 * nf] = "alignment", facts[2 * nf + 1] = f[4], ++nf;
+                size_t len = 0;
+                f[5][0] = 0;
+                for (size_t a = 0; a < info->attachment_count && len < sizeof f[5]; ++a) {
+                    const skf_transfer_attachment *A = &info->attachments[a];
+                    int w = snprintf(f[5] + len, sizeof f[5] - len, "%s%s under %s: %zu vertices, importance %.4g",
+                                     a ? "; " : "", A->name, A->joint, A->vertices, A->importance);
+                    len += w > 0 ? (size_t)w : 0;
+                }
+                if (info->attachment_count)
+                    facts[2 * nf] = "attached meshes", facts[2 * nf + 1] = f[5], ++nf;
             }
         }
         char title[300];
@@ -139,6 +172,7 @@ done:
     skf_free(captions);
     skf_free(caption_ptrs);
     skf_free(runs);
+    skf_free(att_labels);
     skf_free(hc);
     return st;
 }

@@ -67,6 +67,13 @@ void skf_transfer_free(skf_transfer *t)
     skf_correspondence_release(&t->full);
     skf_deformation_transfer_free(t->dt);
     skf_free(t->landmarks);
+    for (size_t a = 0; a < t->att_count; ++a) {
+        skf_free((char *)t->att[a].name);
+        skf_free((char *)t->att[a].joint);
+    }
+    skf_free(t->att);
+    skf_free(t->con_att);
+    skf_free(t->con_importance);
     skf_free(t);
 }
 
@@ -101,10 +108,15 @@ static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw,
     if ((*welded)->triangle_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins[0]: the skinned surface has no triangles after welding",
                         doc_name(doc));
+    if ((*raw)->parts[0].attached)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins[0]: no skinned triangle mesh uses the skin (%s)",
+                        doc_name(doc), role);
     int mesh_node = (*raw)->parts[0].node;
     node_world(doc, mesh_node, mesh_to_world);
     for (size_t p = 1; p < (*raw)->part_count; ++p) {
         double other[16];
+        if ((*raw)->parts[p].attached)
+            continue; /* moves with its joint, not with the skinned mesh node */
         node_world(doc, (*raw)->parts[p].node, other);
         double d = 0;
         for (int k = 0; k < 16; ++k)
@@ -126,15 +138,101 @@ static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw,
 }
 
 static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, const size_t *offsets,
-                              const uint32_t *bone, const double *weight, int threads, int max_sweeps,
-                              skf_solver **out, skf_error *err)
+                              const uint32_t *bone, const double *weight, const double *importance, int threads,
+                              int max_sweeps, skf_solver **out, skf_error *err)
 {
-    skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count, NULL};
+    skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count, importance};
     skf_solve_options so;
     memset(&so, 0, sizeof so);
     so.threads = threads;
     so.max_sweeps = max_sweeps;
     return skf_solver_new(&sr, &so, out, err);
+}
+
+/* The target's attached meshes (welded parts with attached set, rig.h
+ * "Attached meshes"), in part order; also counts the source's. */
+static skf_status collect_attachments(skf_transfer *t, skf_error *err)
+{
+    const skf_rig *T = t->tgt;
+    for (size_t p = 0; p < t->src->part_count; ++p)
+        t->src_att_count += t->src->parts[p].attached;
+    size_t n = 0;
+    for (size_t p = 0; p < T->part_count; ++p)
+        n += T->parts[p].attached;
+    if (!n)
+        return SKF_OK;
+    t->att = skf_calloc(n, sizeof *t->att);
+    if (!t->att)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", doc_name(t->target_doc));
+    const skf_gltf *d = t->target_doc;
+    for (size_t p = 0; p < T->part_count; ++p) {
+        const skf_rig_part *P = &T->parts[p];
+        if (!P->attached)
+            continue;
+        skf_transfer_attachment *A = &t->att[t->att_count++];
+        A->node = P->node;
+        A->joint_index = P->attached_joint;
+        A->first_vertex = P->first_vertex;
+        A->vertices = P->vertex_count;
+        const char *nm = d->nodes[P->node].name;
+        if (!nm && P->mesh >= 0 && (size_t)P->mesh < d->mesh_count)
+            nm = d->meshes[P->mesh].name;
+        char tmp[32];
+        if (!nm) {
+            snprintf(tmp, sizeof tmp, "nodes[%d]", P->node);
+            nm = tmp;
+        }
+        const char *jn = d->nodes[T->joints[P->attached_joint].node].name;
+        A->name = skf_strdup(nm);
+        A->joint = skf_strdup(jn ? jn : "");
+        if (!A->name || !A->joint)
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", doc_name(d));
+    }
+    return SKF_OK;
+}
+
+/* Each constraint's attachment and importance in the fit (docs/transfer.md
+ * "Attached meshes"): 1 on the skinned body; on attachment a, hanging from
+ * joint J with n_a constraints,
+ *     c_a = max(1, m_J / n_a),   m_J = Σ_{body constraints j} w_jJ,
+ * so that the attachment as a whole weighs as much as the body vertices J
+ * moves (their weight on J summed), however few vertices it has; 0 with
+ * no_attached_constraints. Nothing is allocated when the target has no
+ * attachment (the solver's unweighted energy, bit for bit as before). */
+static skf_status attachment_importance(skf_transfer *t, skf_error *err)
+{
+    if (!t->att_count)
+        return SKF_OK;
+    const skf_rig *T = t->tgt;
+    size_t C = t->corr.count;
+    t->con_att = skf_malloc_array(C ? C : 1, sizeof *t->con_att);
+    t->con_importance = skf_malloc_array(C ? C : 1, sizeof *t->con_importance);
+    double *mass = skf_calloc(T->joint_count ? T->joint_count : 1, sizeof *mass);
+    if (!t->con_att || !t->con_importance || !mass) {
+        skf_free(mass);
+        return skf_fail(err, SKF_ERR_NOMEM, "transfer: %zu constraints: out of memory", C);
+    }
+    for (size_t c = 0; c < C; ++c) {
+        uint32_t v = t->corr.target_vertex[c];
+        t->con_att[c] = UINT32_MAX;
+        for (size_t a = 0; a < t->att_count; ++a)
+            if (v >= t->att[a].first_vertex && v < t->att[a].first_vertex + t->att[a].vertices) {
+                t->con_att[c] = (uint32_t)a;
+                t->att[a].constraints++;
+            }
+        if (t->con_att[c] == UINT32_MAX)
+            for (size_t e = t->con_offsets[c]; e < t->con_offsets[c + 1]; ++e)
+                mass[t->con_bone[e]] += t->con_weight[e];
+    }
+    for (size_t a = 0; a < t->att_count; ++a) {
+        skf_transfer_attachment *A = &t->att[a];
+        double c = A->constraints ? mass[A->joint_index] / (double)A->constraints : 1;
+        A->importance = t->opt.no_attached_constraints ? 0 : fmax(1, c);
+    }
+    for (size_t c = 0; c < C; ++c)
+        t->con_importance[c] = t->con_att[c] == UINT32_MAX ? 1 : t->att[t->con_att[c]].importance;
+    skf_free(mass);
+    return SKF_OK;
 }
 
 static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
@@ -157,7 +255,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src_rest_world);
     if (!t->opt.no_control) {
         st = make_solver(t->src, t->src_rest_world, t->src->vertex_count, t->src->weight_offsets,
-                         t->src->weight_joints, t->src->weights, t->opt.threads, t->opt.max_sweeps,
+                         t->src->weight_joints, t->src->weights, NULL, t->opt.threads, t->opt.max_sweeps,
                          &t->src_solver, err);
         if (st)
             goto fail;
@@ -171,6 +269,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         goto fail;
     const skf_rig *S = t->src, *T = t->tgt;
     t->tgt_diag = skf_bbox_diagonal(T->vertex_count, t->tgt_rest_world);
+    if ((st = collect_attachments(t, err)))
+        goto fail;
     st = skf_align_surfaces(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count, t->tgt_rest_world,
                             T->vertex_count, T->triangles, T->triangle_count, &t->opt.align, &t->align, err);
     if (st == SKF_ERR_MISMATCH && t->align.residual > 0) /* another shape: register (transfer_register.c) */
@@ -222,8 +322,10 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         }
         t->con_offsets[c + 1] = e;
     }
-    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->opt.threads, t->opt.max_sweeps,
-                     &t->tgt_solver, err);
+    if ((st = attachment_importance(t, err)))
+        goto fail;
+    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->con_importance, t->opt.threads,
+                     t->opt.max_sweeps, &t->tgt_solver, err);
     if (st) {
         skf_error_prefix(err, "%s", doc_name(target));
         goto fail;
@@ -233,7 +335,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         all_in_order = t->corr.target_vertex[c] == c;
     if (t->opt.vertex_output && !all_in_order) {
         /* the surface output covers every welded vertex, not only the constraints */
-        st = make_solver(T, t->tgt_rest_world, T->vertex_count, T->weight_offsets, T->weight_joints, T->weights,
+        st = make_solver(T, t->tgt_rest_world, T->vertex_count, T->weight_offsets, T->weight_joints, T->weights, NULL,
                          t->opt.threads, t->opt.max_sweeps, &t->tgt_skin, err);
         if (st) {
             skf_error_prefix(err, "%s", doc_name(target));
@@ -297,6 +399,7 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
     info->source_welded = t->src->vertex_count;
     info->source_joints = t->src->joint_count;
     info->source_diagonal = t->src_diag;
+    info->source_attachments = t->src_att_count;
     if (t->tgt) {
         info->target_vertices = t->tgt_raw->vertex_count;
         info->target_welded = t->tgt->vertex_count;
@@ -304,6 +407,8 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
         info->constraints = t->corr.count;
         info->target_diagonal = t->tgt_diag;
         info->alignment = t->align;
+        info->attachment_count = t->att_count;
+        info->attachments = t->att;
         if (t->registered)
             skfi_transfer_registration_info(t, info);
     }
@@ -377,6 +482,8 @@ static void metrics_release(skf_transfer_metrics *m)
     skf_free(m->frame_sweeps);
     skf_free(m->vertex_errors);
     skf_free(m->surface);
+    skf_free(m->attachment_mean_pct);
+    skf_free(m->attachment_max_pct);
     memset(m, 0, sizeof *m);
 }
 
@@ -425,8 +532,15 @@ void skf_transfer_clip_release(skf_transfer_clip *c)
 /* Per-frame arrays of a run over F frames; with vertex output also the
  * per-vertex errors of its n measured vertices and its surface of N welded
  * vertices. */
-static bool metrics_alloc(const skf_transfer *t, skf_transfer_metrics *m, size_t F, size_t n, size_t N)
+static bool metrics_alloc(const skf_transfer *t, skf_transfer_metrics *m, size_t F, size_t n, size_t N, bool target)
 {
+    if (target && t->att_count) {
+        m->attachment_mean_pct = skf_calloc(t->att_count, sizeof(double));
+        m->attachment_max_pct = skf_calloc(t->att_count, sizeof(double));
+        if (!m->attachment_mean_pct || !m->attachment_max_pct)
+            return false;
+        m->attachment_count = t->att_count;
+    }
     m->frame_quality = skf_calloc(F, sizeof(double));
     m->frame_mean_pct = skf_calloc(F, sizeof(double));
     m->frame_max_pct = skf_calloc(F, sizeof(double));
@@ -446,11 +560,17 @@ static bool metrics_alloc(const skf_transfer *t, skf_transfer_metrics *m, size_t
  * (m->vertex_errors set) each frame's per-vertex errors are kept and the
  * surface written: s itself when surface_solver is NULL (the measured
  * vertices are the rig's welded vertices in order), else surface_solver's
- * skinning of the same transforms. scratch: [n*3]. */
+ * skinning of the same transforms. scratch: [n*3]. att (target runs of a
+ * target with attached meshes, else NULL): [n] each measured vertex's
+ * attachment or UINT32_MAX — their mean and worst error go to
+ * m->attachment_mean_pct / _max_pct. */
 static void measure(const skf_solver *solver, const skf_solver *surface_solver, size_t F, size_t n,
                     size_t B, const double *transforms, const double *targets, const double *rest,
-                    double diag, double *scratch, skf_transfer_metrics *m)
+                    double diag, double *scratch, const uint32_t *att, skf_transfer_metrics *m)
 {
+    size_t na = att ? m->attachment_count : 0, *att_n = NULL;
+    if (na && !(att_n = skf_calloc(na, sizeof *att_n)))
+        na = 0; /* figures left at 0 rather than fail a solved clip */
     skf_quality_acc clip_acc;
     skf_quality_init(&clip_acc, diag);
     size_t N = surface_solver ? skf_solver_vertex_count(surface_solver) : n;
@@ -467,6 +587,17 @@ static void measure(const skf_solver *solver, const skf_solver *surface_solver, 
         m->frame_mean_pct[f] = q.mean_error_pct;
         m->frame_max_pct[f] = q.max_error_pct;
         skf_quality_merge(&clip_acc, &fa);
+        for (size_t j = 0; na && j < n; ++j) {
+            uint32_t a = att[j];
+            if (a == UINT32_MAX || a >= na)
+                continue;
+            const double *sj = s + 3 * j, *uj = targets + (f * n + j) * 3;
+            double d[3] = {sj[0] - uj[0], sj[1] - uj[1], sj[2] - uj[2]};
+            double e = 100 * skf_norm3(d) / diag;
+            m->attachment_mean_pct[a] += e;
+            m->attachment_max_pct[a] = fmax(m->attachment_max_pct[a], e);
+            att_n[a]++;
+        }
         if (m->surface && surface_solver)
             skf_solver_skin(surface_solver, T, m->surface + f * N * 3);
     }
@@ -477,6 +608,9 @@ static void measure(const skf_solver *solver, const skf_solver *surface_solver, 
     m->diagonal = diag;
     m->measured_count = m->vertex_errors ? n : 0;
     m->present = true;
+    for (size_t a = 0; a < na; ++a)
+        m->attachment_mean_pct[a] = att_n[a] ? m->attachment_mean_pct[a] / (double)att_n[a] : 0;
+    skf_free(att_n);
 }
 
 /* Bone-length error of baked TRS: for every joint whose parent joint is its
@@ -667,7 +801,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         size_t Bs = S->joint_count;
         double *Tc = skf_malloc_array(F * Bs * 12, sizeof(double));
         skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
-        if (!Tc || !stats || !metrics_alloc(t, &out->control, F, Ns, Ns)) {
+        if (!Tc || !stats || !metrics_alloc(t, &out->control, F, Ns, Ns, false)) {
             skf_free(Tc);
             skf_free(stats);
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: control: out of memory", clip_name);
@@ -691,7 +825,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             out->control.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
             out->control.sweeps_per_frame = sw / (double)F;
             out->control.iterations_per_frame = nit / (double)F;
-            measure(t->src_solver, NULL, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch,
+            measure(t->src_solver, NULL, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, NULL,
                     &out->control);
         } else {
             skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
@@ -711,7 +845,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         u = skf_malloc_array(F * C * 3, sizeof(double));
         out->free_transforms = skf_malloc_array(F * B * 12, sizeof(double));
         skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
-        if (!u || !out->free_transforms || !stats || !metrics_alloc(t, &out->free, F, C, Nt)) {
+        if (!u || !out->free_transforms || !stats || !metrics_alloc(t, &out->free, F, C, Nt, true)) {
             skf_free(stats);
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu constraints x %zu frames: out of memory", clip_name, C, F);
             goto done;
@@ -748,7 +882,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         out->free.sweeps_per_frame = sw / (double)F;
         out->free.iterations_per_frame = nit / (double)F;
         measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
-                &out->free);
+                t->con_att, &out->free);
         if (skf_progress_report(progress, 0.6, "free solve")) {
             st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
             goto done;
@@ -756,7 +890,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
         /* 5. rotation-only */
         if (t->rotonly) {
             out->rotonly_transforms = skf_malloc_array(F * B * 12, sizeof(double));
-            if (!out->rotonly_transforms || !metrics_alloc(t, &out->rotation_only, F, C, Nt)) {
+            if (!out->rotonly_transforms || !metrics_alloc(t, &out->rotation_only, F, C, Nt, true)) {
                 st = skf_fail(err, SKF_ERR_NOMEM, "%s: rotation-only: out of memory", clip_name);
                 goto done;
             }
@@ -784,7 +918,7 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             out->rotation_only.iteration_cap =
                 t->opt.max_lm_iterations > 0 ? t->opt.max_lm_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
             measure(t->tgt_solver, t->tgt_skin, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag,
-                    scratch, &out->rotation_only);
+                    scratch, t->con_att, &out->rotation_only);
             if (t->opt.mode == SKF_TRANSFER_ROTATION_ONLY) {
                 /* the free solve was only its start: report the mode asked
                  * for, timed with its start (docs/transfer-report.md) */
@@ -874,7 +1008,7 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
     out->free_transforms = skf_malloc_array(F * B, 12 * sizeof(double));
     u = skf_malloc_array(F * C, 3 * sizeof(double));
     scratch = scratch_new(t);
-    if (!out->free_transforms || !u || !scratch || !metrics_alloc(t, &out->free, F, C, T->vertex_count)) {
+    if (!out->free_transforms || !u || !scratch || !metrics_alloc(t, &out->free, F, C, T->vertex_count, true)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames: out of memory", doc_name(td), F);
         goto done;
     }
@@ -891,7 +1025,7 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
     if ((st = carry_surface(t, F, src_seq, u, err)))
         goto done;
     measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
-            &out->free);
+            t->con_att, &out->free);
 done:
     free_source(out, src_seq);
     skf_free(u);

@@ -47,6 +47,14 @@ struct skf_transfer {
     double joint_median, joint_max;
     size_t joint_landmarks;
     size_t landmark_count;    /* landmarks the registration used */
+    /* attached meshes of the target (rig.h "Attached meshes"): descriptors, the
+     * attachment of each constraint (UINT32_MAX: the skinned body) and each
+     * constraint's importance in the fit (NULL when the target has none) */
+    size_t att_count;
+    skf_transfer_attachment *att;
+    uint32_t *con_att;        /* [C] */
+    double *con_importance;   /* [C] */
+    size_t src_att_count;
 };
 
 /* transfer_register.c: the other-shape path. Called after the similarity

@@ -41,7 +41,7 @@ static void usage(FILE *out, bool control)
             "                        [--html REPORT.html] [--max-sweeps N] [--max-lm-iterations N]\n"
             "                        [--carry deformation|closest] [--landmarks FILE.json|joints]\n"
             "                        [--max-rest-mismatch PCT] [--registration-iterations N]\n"
-            "                        [--clip-suffix S] [--rename OLD=NEW]...\n\n"
+            "                        [--clip-suffix S] [--rename OLD=NEW]... [--no-attached]\n\n"
             "Plays each clip on the source rig, carries its surface onto the target's mesh\n"
             "(aligned automatically when the meshes differ) and solves the target's bone\n"
             "transforms frame by frame. OUT.glb is the target with the clips added as\n"
@@ -81,6 +81,11 @@ static void usage(FILE *out, bool control)
             "  --max-rest-mismatch PCT  refuse when the residual after registration exceeds\n"
             "                       PCT %% of the diagonal (default 0.5, range (0, 100])\n"
             "  --registration-iterations N  cap per stiffness stage (default 30)\n"
+            "Meshes attached to a joint (a mesh node without skin under a joint: antlers, eyes)\n"
+            "move with it and are part of both surfaces; on the target they constrain their\n"
+            "joint with weight 1, each attachment weighing as much as the body that joint\n"
+            "moves (docs/transfer.md \"Attached meshes\"); the table has a row per attachment:\n"
+            "  --no-attached        carry and measure them, but leave them out of the solve\n"
             "  -h, --help           this help\n\n"
             "exit codes: 0 ok, 1 bad input, 2 usage, 3 quality below --min-quality\n");
 }
@@ -272,6 +277,8 @@ int tr_command(int argc, char **argv, bool control_only)
             }
             opt.max_rest_mismatch = p / 100;
             ++i;
+        } else if (!control_only && !strcmp(a, "--no-attached")) {
+            opt.no_attached_constraints = true;
         } else if (!control_only && !strcmp(a, "--registration-iterations")) {
             double n;
             if (!v || !cli_parse_double(v, &n) || n != floor(n) || n < 1 || n > 10000) {

@@ -25,6 +25,12 @@ void tr_print_summary(FILE *out, const tr_run *run)
     fprintf(out, "alignment: %s, scale %.6g, residual %.3e %% of the diagonal\n", a->method ? a->method : "identity",
             a->scale, 100 * a->residual);
     tr_print_registration(out, in);
+    for (size_t a = 0; a < in->attachment_count; ++a) {
+        const skf_transfer_attachment *A = &in->attachments[a];
+        fprintf(out, "attached: %s under joint %s: %zu vertices (%zu constraints), importance %.4g%s\n", A->name,
+                A->joint, A->vertices, A->constraints, A->importance,
+                A->importance == 0 ? " (--no-attached: not in the solve)" : "");
+    }
     fprintf(out, "constraints: %zu target vertices; mode %s\n", in->constraints, run->mode);
 }
 
@@ -56,6 +62,13 @@ void tr_print_table(FILE *out, const tr_run *run, bool per_frame)
             snprintf(sec, sizeof sec, TR_FMT_SECONDS, m->solve_seconds);
             fprintf(out, "%-*s %6zu  %-13s %11s  %11s  %11s  %12s  %8s\n", cw, name, k->frames, what[i], q, me, mx,
                     sw, sec);
+            for (size_t a = 0; a < m->attachment_count && a < run->info.attachment_count; ++a) {
+                char label[64];
+                snprintf(label, sizeof label, "  %s", run->info.attachments[a].name);
+                snprintf(me, sizeof me, TR_FMT_ERROR, m->attachment_mean_pct[a]);
+                snprintf(mx, sizeof mx, TR_FMT_ERROR, m->attachment_max_pct[a]);
+                fprintf(out, "%-16s %6s  %-13.13s %11s  %11s  %11s\n", "", "", label, "", me, mx);
+            }
             if (per_frame)
                 for (size_t f = 0; f < k->frames; ++f) {
                     snprintf(q, sizeof q, TR_FMT_QUALITY, 100 * m->frame_quality[f]);
@@ -71,7 +84,7 @@ void tr_print_table(FILE *out, const tr_run *run, bool per_frame)
     }
 }
 
-static json_t *metrics_json(const skf_transfer_metrics *m, size_t frames, bool lengths)
+static json_t *metrics_json(const skf_transfer_metrics *m, size_t frames, bool lengths, const skf_transfer_info *in)
 {
     json_t *o = json_object();
     json_object_set_new(o, "quality", json_real(m->quality));
@@ -94,6 +107,17 @@ static json_t *metrics_json(const skf_transfer_metrics *m, size_t frames, bool l
         json_array_append_new(pf, e);
     }
     json_object_set_new(o, "per_frame", pf);
+    if (m->attachment_count && in->attachment_count) { /* only when the target has attached meshes */
+        json_t *at = json_array();
+        for (size_t a = 0; a < m->attachment_count && a < in->attachment_count; ++a) {
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(in->attachments[a].name));
+            json_object_set_new(e, "mean_error_pct", json_real(m->attachment_mean_pct[a]));
+            json_object_set_new(e, "max_error_pct", json_real(m->attachment_max_pct[a]));
+            json_array_append_new(at, e);
+        }
+        json_object_set_new(o, "attachments", at);
+    }
     return o;
 }
 
@@ -119,6 +143,21 @@ json_t *tr_report_json(const tr_run *run)
         json_object_set_new(root, "alignment", a);
         if (in->registered)
             json_object_set_new(root, "registration", tr_registration_json(in));
+        if (in->attachment_count) { /* only when the target has attached meshes */
+            json_t *at = json_array();
+            for (size_t a = 0; a < in->attachment_count; ++a) {
+                const skf_transfer_attachment *A = &in->attachments[a];
+                json_t *e = json_object();
+                json_object_set_new(e, "name", json_string(A->name));
+                json_object_set_new(e, "joint", json_string(A->joint));
+                json_object_set_new(e, "node", json_integer(A->node));
+                json_object_set_new(e, "vertices", json_integer((json_int_t)A->vertices));
+                json_object_set_new(e, "constraints", json_integer((json_int_t)A->constraints));
+                json_object_set_new(e, "importance", json_real(A->importance));
+                json_array_append_new(at, e);
+            }
+            json_object_set_new(root, "attachments", at);
+        }
     }
     json_t *clips = json_array();
     for (size_t c = 0; c < run->clip_count; ++c) {
@@ -131,11 +170,11 @@ json_t *tr_report_json(const tr_run *run)
         json_object_set_new(o, "duration", json_real(k->duration));
         json_object_set_new(o, "seconds", json_real(k->seconds));
         if (k->control.present)
-            json_object_set_new(o, "control", metrics_json(&k->control, k->frames, false));
+            json_object_set_new(o, "control", metrics_json(&k->control, k->frames, false, in));
         if (k->free.present)
-            json_object_set_new(o, "free", metrics_json(&k->free, k->frames, false));
+            json_object_set_new(o, "free", metrics_json(&k->free, k->frames, false, in));
         if (k->rotation_only.present)
-            json_object_set_new(o, "rotation_only", metrics_json(&k->rotation_only, k->frames, true));
+            json_object_set_new(o, "rotation_only", metrics_json(&k->rotation_only, k->frames, true, in));
         json_array_append_new(clips, o);
     }
     json_object_set_new(root, "clips", clips);
