@@ -40,6 +40,19 @@ for (const clip of rep.clips) {
       ++compared;
       if (!same(p, v, d)) fail(`${clip.name} ${label}: table ${p} vs report ${v}`);
     }
+    // attached meshes (issue 12 §3): one row each right under the run's row: name, mean, worst
+    const att = m.attachments || [];
+    if (att.length && (key === 'control' || !Array.isArray(rep.attachments) || rep.attachments.length !== att.length))
+      fail(`${clip.name}.${key}.attachments: not matching the report's top-level attachments`);
+    const at = table.indexOf(row);
+    att.forEach((a, i) => {
+      const g = (table[at + 1 + i] || '').trim().split(/\s+/);
+      if (g[0] !== a.name) { fail(`${clip.name} ${label}: no table row for attachment ${a.name}`); return; }
+      for (const [p, v] of [[g[1], a.mean_error_pct], [g[2], a.max_error_pct]]) {
+        ++compared;
+        if (!same(p, v)) fail(`${clip.name} ${label} ${a.name}: table ${p} vs report ${v}`);
+      }
+    });
   }
 }
 console.log(`${rep.clips.length} clips, ${compared} numbers compared between table and report, ${fails} mismatches`);
