@@ -58,6 +58,18 @@ static skf_status surface_json(const skf_gltf *doc, int skin, json_t **out, skf_
             json_array_append_new(nodes, json_integer(rig->parts[p].node));
     }
     json_object_set_new(o, "mesh_nodes", nodes);
+    json_t *att = json_array(); /* meshes attached to the skin's joints (rig.h), listed in mesh_nodes too */
+    for (size_t p = 0; p < rig->part_count; ++p) {
+        bool seen = false;
+        for (size_t q = 0; q < p; ++q)
+            seen |= rig->parts[q].node == rig->parts[p].node;
+        if (rig->parts[p].attached && !seen)
+            json_array_append_new(att, json_integer(rig->parts[p].node));
+    }
+    if (json_array_size(att))
+        json_object_set_new(o, "attached_nodes", att);
+    else
+        json_decref(att);
     json_object_set_new(o, "vertices", json_integer((json_int_t)rig->vertex_count));
     json_object_set_new(o, "welded_vertices", json_integer((json_int_t)welded->vertex_count));
     json_object_set_new(o, "triangles", json_integer((json_int_t)rig->triangle_count));
@@ -224,6 +236,12 @@ static void print_surface(json_t *s, const char *label)
     json_t *v;
     json_array_foreach(json_object_get(s, "mesh_nodes"), i, v)
         printf(" %lld", json_integer_value(v));
+    if (json_object_get(s, "attached_nodes")) {
+        printf(" (attached to joints:");
+        json_array_foreach(json_object_get(s, "attached_nodes"), i, v)
+            printf(" %lld", json_integer_value(v));
+        printf(")");
+    }
     printf("\n");
 }
 
