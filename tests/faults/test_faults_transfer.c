@@ -3,7 +3,9 @@
  * the target rig, align, control solve, free and rotation-only solves, TRS
  * conversion, glTF animation writing, the JSON report. The inputs are a
  * small skinned tube (tube_rig.h: 5 x 5 vertices, 2 bones, clip "Bend" of 3
- * keys, sampled at its key rate: 3 frames) and an autoweights rig of it.
+ * keys, sampled at its key rate: 3 frames) and an autoweights rig of it,
+ * both with a small mesh attached to the tip joint (issue 12 §3: its
+ * weighting, per-attachment figures and report entries are swept too).
  * (The procedural creature at its smallest makes 19,806 allocations per run,
  * most of them JSON values of its 28-joint document, after a 0.7 s solve
  * under ASan: too many to sweep each.) */
@@ -11,6 +13,28 @@
 #include "cli.h"
 #include "tube_rig.h"
 #include "skinfit/gltf.h"
+
+#include <jansson.h>
+
+/* A one-triangle mesh "Tag" on a node under the last joint, no skin. */
+static skf_status attach_tag(skf_gltf *doc, skf_error *err)
+{
+    const float p[9] = {0.05f, 0, 0, 0, 0.05f, 0, 0, 0, 0.05f};
+    const char *names[1] = {"POSITION"};
+    int acc = -1, mesh = -1, node = -1;
+    int joint = doc->skins[0].joints[doc->skins[0].joint_count - 1];
+    skf_status st = skf_gltf_add_float_accessor(doc, p, 3, 3, 34962, true, &acc, err);
+    if (!st)
+        st = skf_gltf_add_mesh(doc, "Tag", names, &acc, 1, -1, &mesh, err);
+    if (!st)
+        st = skf_gltf_add_node(doc, "Tag", joint, NULL, NULL, NULL, &node, err);
+    if (!st) {
+        json_object_set_new(json_array_get(json_object_get(doc->json, "nodes"), (size_t)node), "mesh",
+                            json_integer(mesh));
+        st = skf_gltf_reparse(doc, NULL, err);
+    }
+    return st;
+}
 
 int main(void)
 {
@@ -29,6 +53,8 @@ int main(void)
     skf_error err;
     skf_status st = tube_rig_build(5, 5, 2, 3, &doc, &err);
     if (!st)
+        st = attach_tag(doc, &err);
+    if (!st)
         st = skf_gltf_write_glb(doc, src, NULL, &err);
     skf_gltf_free(doc);
     doc = NULL;
@@ -36,6 +62,8 @@ int main(void)
      * surfaces differ and every target vertex needs a correspondence */
     if (!st)
         st = tube_rig_build(6, 5, 2, 3, &doc, &err);
+    if (!st)
+        st = attach_tag(doc, &err);
     if (!st)
         st = skf_gltf_write_glb(doc, tgt, NULL, &err);
     skf_gltf_free(doc);

@@ -4,7 +4,10 @@
  * strips and fans, ignored line primitives, joint parents across non-joint
  * nodes, rest TRS != bind pose, an ignored skinned-mesh-node transform,
  * node.weights overriding mesh.weights and an unskinned mesh parented to a
- * joint; then the Quaternius weld counts. */
+ * joint (since issue 12 an attached mesh: part of the skin's surface after
+ * the skinned primitives, weight 1 on that joint, its morph target applied;
+ * the skinned-only checks run with no_attached); then the Quaternius weld
+ * counts. */
 #include "check.h"
 #include "skinfit/gltf.h"
 #include "skinfit/rig.h"
@@ -119,7 +122,8 @@ static void test_synthetic(void)
     skf_rig *r = NULL;
     skf_error err = {0};
     skf_warnings w = {0};
-    CHECK_MSG(skf_rig_from_gltf(doc, 0, NULL, &r, &w, &err) == SKF_OK, "%s", err.message);
+    skf_rig_options skinned_only = {.no_attached = true};
+    CHECK_MSG(skf_rig_from_gltf(doc, 0, &skinned_only, &r, &w, &err) == SKF_OK, "%s", err.message);
     for (size_t i = 0; i < w.count; ++i)
         printf("warning: %s\n", w.items[i].text);
     skf_warnings_release(&w);
@@ -169,6 +173,28 @@ static void test_synthetic(void)
     skf_free(map);
     skf_rig_free(wr);
     skf_rig_free(r);
+
+    /* with the attached eye (default): 10 skinned + 5 attached vertices, weight 1 on j3 (joint 2),
+     * the morph weight 0.75 of node.weights; at rest it lands where the unskinned surface below
+     * puts it: vertex 4 (2,2,0) -> 1.75 * (2,2,0) + (1,2,0) = (4.5, 5.5, 0) */
+    CHECK(skf_rig_from_gltf(doc, 0, NULL, &r, NULL, &err) == SKF_OK);
+    if (r) {
+        CHECK(r->vertex_count == 15 && r->part_count == 3 && !r->parts[0].attached && !r->parts[1].attached);
+        CHECK(r->parts[2].attached && r->parts[2].node == 5 && r->parts[2].attached_joint == 2 &&
+              r->parts[2].first_vertex == 10 && r->parts[2].vertex_count == 5);
+        CHECK(r->target_count == 1 && r->default_morph_weights[0] == 0.75);
+        CHECK(r->weight_offsets[11] - r->weight_offsets[10] == 1 && row_weight(r, 14, 2) == 1.0);
+        CHECK(r->triangle_count == 7); /* the eye's 5 TRIANGLES vertices make one triangle */
+        double out15[45];
+        CHECK(skf_pose_init(&pose, r, &err) == SKF_OK);
+        skf_pose_eval(r, NULL, 0, &pose);
+        skf_skin(r, &pose, out15, 1);
+        CHECK_NEAR(out15[3 * 14 + 0], 4.5, 1e-6);
+        CHECK_NEAR(out15[3 * 14 + 1], 5.5, 1e-6);
+        CHECK_NEAR(out15[3 * 4 + 0], 3, 1e-12); /* the skinned vertices as before */
+        skf_pose_release(&pose);
+        skf_rig_free(r);
+    }
 
     /* the unskinned surface: the eye mesh parented to joint j3, morph
      * weight from node.weights (0.75) over mesh.weights (0.25); its target
@@ -272,7 +298,7 @@ static void test_alloc_failures(void)
             st = skf_rig_bake(w, &still, 10, 1, NULL, &seq, &err);
         skf_alloc_fail_from(0);
         ++runs;
-        CHECK(st || (seq && seq->frame_count == 1 && seq->vertex_count == 5));
+        CHECK(st || (seq && seq->frame_count == 1 && seq->vertex_count == 10)); /* 5 skinned + 5 attached (eye) */
         skf_meshseq_free(seq);
         skf_rig_free(r);
         skf_rig_free(w);
