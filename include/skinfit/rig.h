@@ -287,8 +287,8 @@ skf_status skf_autoweights(const double *positions, size_t vertex_count,
 /* Rewrite the skin weights of every mesh bound to skin `skin` in doc with
  * skf_autoweights (src/rig/autoweights_gltf.c): joints at their bind
  * positions (inverse of the inverse bind matrices), parents from the node
- * hierarchy, deforming = joints that carried weight before (all when none
- * did). Writes JOINTS_0/WEIGHTS_0 (+ JOINTS_1/WEIGHTS_1 when K > 4; stale
+ * hierarchy, deforming = joints that carried skin weight before (a weight
+ * only from an attached mesh does not count; all when none did). Writes JOINTS_0/WEIGHTS_0 (+ JOINTS_1/WEIGHTS_1 when K > 4; stale
  * higher sets removed) as new accessors through the builder API, then
  * reparses; everything else in doc is unchanged. Vertices: POSITION as
  * stored (bind space; morph targets not applied). */

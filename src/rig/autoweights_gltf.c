@@ -28,7 +28,10 @@ skf_status skf_autoweights_gltf(skf_gltf *doc, int skin, const skf_autoweights_o
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins: no skin %d — not a rigged mesh", file, skin);
     int K = options && options->max_influences > 0 ? options->max_influences : 4;
     skf_rig *rig = NULL;
-    skf_status st = skf_rig_from_gltf(doc, skin, NULL, &rig, warnings, err);
+    /* the skinned primitives only: a joint that moves only an attached mesh
+     * (antlers, eyes) carried no skin weight and stays non-deforming */
+    skf_rig_options skinned_only = {.no_attached = true};
+    skf_status st = skf_rig_from_gltf(doc, skin, &skinned_only, &rig, warnings, err);
     if (st)
         return st;
     size_t J = rig->joint_count;

@@ -13,7 +13,9 @@
  *  4. welding keeps the attachment a part of its own (never merged with
  *     body vertices) and skins the same;
  *  5. the document is written to $SKF_BUILD_DIR/rig_attached/ for
- *     three_rig_attached (three.js replays it like skinfit bake does). */
+ *     three_rig_attached (three.js replays it like skinfit bake does);
+ *  6. autoweights: a mesh attached to the weightless Root joint does not make
+ *     Root deforming (the skinned mesh gets no weight on it). */
 #include "check.h"
 #include "skinfit/creature.h"
 #include "skinfit/gltf.h"
@@ -216,6 +218,35 @@ int main(void)
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/creature_mounted_horns.glb", dir);
     CHECK_MSG(skf_gltf_write_glb(doc, path, NULL, &err) == SKF_OK, "%s", err.message);
+
+    /* 6. autoweights ignores the attachments' weight-1 rows */
+    {
+        skf_gltf *d2 = NULL;
+        skf_creature_options c2 = {.vertices = 1000};
+        CHECK(skf_creature_build(&c2, &d2, &err) == SKF_OK);
+        int root = d2->skins[0].joints[0], acc = -1, mesh = -1, tag = -1;
+        const float tp[9] = {0.05f, 0, 0, 0, 0.05f, 0, 0, 0, 0.05f};
+        const char *an[1] = {"POSITION"};
+        CHECK(skf_gltf_add_float_accessor(d2, tp, 3, 3, 34962, true, &acc, &err) == SKF_OK);
+        CHECK(skf_gltf_add_mesh(d2, "Tag", an, &acc, 1, -1, &mesh, &err) == SKF_OK);
+        CHECK(skf_gltf_add_node(d2, "Tag", root, NULL, NULL, NULL, &tag, &err) == SKF_OK);
+        json_object_set_new(json_array_get(json_object_get(d2->json, "nodes"), (size_t)tag), "mesh", json_integer(mesh));
+        CHECK(skf_gltf_reparse(d2, NULL, &err) == SKF_OK);
+        skf_autoweights_options ao = {4, 2};
+        CHECK_MSG(skf_autoweights_gltf(d2, 0, &ao, NULL, &err) == SKF_OK, "%s", err.message);
+        skf_rig *r2 = NULL;
+        CHECK(skf_rig_from_gltf(d2, 0, NULL, &r2, NULL, &err) == SKF_OK);
+        size_t on_root = 0, skinned = r2->vertex_count - 3;
+        for (size_t v = 0; v < skinned; ++v)
+            for (size_t e = r2->weight_offsets[v]; e < r2->weight_offsets[v + 1]; ++e)
+                on_root += r2->weight_joints[e] == 0;
+        printf("6. autoweights with a mesh attached to the weightless Root: %zu of %zu skinned vertices weighted on "
+               "Root; the tag's 3 vertices weight 1 on it: %s\n",
+               on_root, skinned, r2->parts[r2->part_count - 1].attached_joint == 0 ? "yes" : "no");
+        CHECK(on_root == 0 && r2->parts[r2->part_count - 1].attached && r2->parts[r2->part_count - 1].attached_joint == 0);
+        skf_rig_free(r2);
+        skf_gltf_free(d2);
+    }
 
     skf_pose_release(&pose);
     skf_clip_free(clip);
