@@ -97,7 +97,8 @@ typedef enum skf_carry {
 #define SKF_TRANSFER_MAX_UNMATCHED_AREA 0.25
 
 /* A landmark pair, rest pose, each rig's solve space (rest_world): points,
- * or vertex indices of the rig (skinned primitives in order, before welding). */
+ * or vertex indices of the rig (skinned primitives in order, then attached
+ * meshes — rig.h "Attached meshes" —, before welding). */
 typedef struct skf_transfer_landmark {
     bool by_vertex;
     double source_point[3], target_point[3];
