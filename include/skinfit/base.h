@@ -52,7 +52,8 @@ typedef enum skf_error_kind {
     SKF_KIND_UNKNOWN_CLIP,    /* no clip matched the name asked for (skf_error.name) */
     SKF_KIND_LIMIT,           /* input exceeds the limit named `limit` (skf_limit_find) */
     SKF_KIND_ITERATION_CAP,   /* a solve stopped at the cap set by option field `option` */
-    SKF_KIND_OPTION           /* the value of option field `option` cannot be used as given */
+    SKF_KIND_OPTION           /* the value of option field `option` cannot be used as given,
+                                 or the input is refused unless that field is set */
 } skf_error_kind;
 
 /* Where: each field on its own, empty ("" / -1) when it does not apply. */

@@ -172,6 +172,8 @@ typedef struct skf_gltf {
     int scene;              /* default scene, -1 when absent */
     skf_limits limits;      /* per-call limits of the load (zeros: process-wide); used by
                                skf_gltf_reparse and the writer */
+    bool allow_outside_refs; /* the load's option: the writer embeds images outside the
+                               document's folder only when true */
 } skf_gltf;
 
 /* ---- reading -----------------------------------------------------------
@@ -179,8 +181,9 @@ typedef struct skf_gltf {
  * Where the reader gets file bytes: the document itself (skf_gltf_load*,
  * not skf_gltf_load_memory*) and every external buffer, buffers[i].uri that
  * is not a data: URI. The URI is a relative reference resolved against the
- * document's folder and percent-decoded (absolute paths, schemes and %00 are
- * refused before any read), so path is "<folder>/<decoded uri>".
+ * document's folder and percent-decoded (absolute paths, schemes, %00 and,
+ * by default, ".." above the folder are refused before any read), so path
+ * is "<folder>/<decoded uri>".
  *
  * read: return SKF_OK with *data pointing at the whole file (*size bytes;
  *   NULL allowed for 0 bytes), or an error status (SKF_ERR_IO for a missing
@@ -213,6 +216,20 @@ typedef struct skf_gltf_load_options {
      * document (doc->limits), so skf_gltf_reparse and the writer keep them;
      * the pointer is not kept. */
     const skf_limits *limits;
+    /* false (default): a buffers[i].uri or images[i].uri that resolves
+     * outside the document's folder is refused at load (SKF_ERR_FORMAT, kind
+     * SKF_KIND_OPTION naming this field, place "buffers[1].uri"), before
+     * anything outside is read or looked at, so the error says nothing about
+     * whether the file exists or its size. "Resolves" means percent-decoded
+     * and, on disk, with every symlink followed (realpath): "../x",
+     * "%2e%2e/x", "sub/../../x" and a symlink in the folder pointing out are
+     * all refused; a ".." that stays inside ("sub/../x") is not. With a file
+     * callback (file.read) the check is lexical, as there are no symlinks to
+     * follow. true: any relative reference is followed, for trusted local
+     * work (absolute paths and schemes stay refused). Copied into the
+     * document (doc->allow_outside_refs); the writer embeds images under the
+     * same rule (an outside one stays an external URI, with a warning). */
+    bool allow_outside_refs;
 } skf_gltf_load_options;
 
 /* Load .gltf or .glb (by content: GLB magic, else JSON). External buffers and

@@ -9,13 +9,19 @@
  * Files are read through the caller's file callbacks
  * (skf_gltf_load_options.file, the shape of cgltf's cgltf_file_options) or
  * from disk. Only relative references are followed, so a document cannot
- * name a file outside its folder tree by an absolute path or a scheme; the
- * writer resolves image URIs with the same function.
+ * name a file by an absolute path or a scheme; and unless the caller sets
+ * allow_outside_refs, a relative reference must stay inside the document's
+ * folder once percent-decoded and its symlinks followed (issue 17 §2: a
+ * .gltf naming "../../../../etc/passwd" or "%2e%2e/..." put that file into
+ * the output GLB). The writer resolves image URIs with the same function.
  */
 #include "io/gltf_internal.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int hexval(char c)
 {
@@ -28,7 +34,118 @@ static int hexval(char c)
     return -1;
 }
 
-skf_status skfi_uri_to_path(const char *uri, const char *base_dir, char **out, const char **why)
+const char skfi_uri_outside_why[] =
+    "does not resolve to a file inside the glTF file's folder (allow_outside_refs permits it)";
+
+/* real is a realpath (no symlink, no "." or ".."): is it root or below it? */
+static bool below(const char *root, const char *real)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return true;
+    return strncmp(root, real, n) == 0 && (real[n] == 0 || real[n] == '/');
+}
+
+/* Does rel (decoded, relative) stay inside base_dir? Lexically (a file
+ * callback serves the bytes, there are no symlinks to follow): no ".." above
+ * the top. On disk: walked one component at a time from realpath(base_dir),
+ * each existing component replaced by its realpath, and refused as soon as
+ * the walk leaves the folder. The answer never depends on anything outside
+ * the folder: a ".." at the top is refused without looking, and a symlink
+ * leading out is refused whether its target exists or not (realpath failing
+ * on a dangling or looping link is refused the same way), so the refusal
+ * tells nothing about the outside. After a component that does not exist
+ * the rest is walked as text (a ".." above the top is still refused); the
+ * read then fails naming the path inside the folder. */
+static skf_status check_inside(const char *base_dir, const char *rel, bool lexical, bool *inside)
+{
+    *inside = false;
+    size_t n = strlen(rel);
+    if (lexical) {
+        long depth = 0;
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            while (j < n && rel[j] != '/')
+                ++j;
+            size_t len = j - i;
+            if (len == 2 && rel[i] == '.' && rel[i + 1] == '.') {
+                if (depth == 0)
+                    return SKF_OK;
+                --depth;
+            } else if (len && !(len == 1 && rel[i] == '.')) {
+                ++depth;
+            }
+            i = j + 1;
+        }
+        *inside = true;
+        return SKF_OK;
+    }
+    char *root = realpath(base_dir, NULL);
+    if (!root)
+        return errno == ENOMEM ? SKF_ERR_NOMEM : SKF_OK;
+    size_t cap = strlen(root) + n + 2;
+    if (cap < PATH_MAX + 2)
+        cap = PATH_MAX + 2;
+    char *cur = skf_malloc(cap);
+    if (!cur) {
+        free(root);
+        return SKF_ERR_NOMEM;
+    }
+    strcpy(cur, root);
+    skf_status st = SKF_OK;
+    bool ok = true, missing = false;
+    for (size_t i = 0; i < n && ok;) {
+        size_t j = i;
+        while (j < n && rel[j] != '/')
+            ++j;
+        size_t len = j - i;
+        if (len == 2 && rel[i] == '.' && rel[i + 1] == '.') {
+            if (!strcmp(cur, root)) {
+                ok = false;     /* above the folder: refused without looking */
+            } else {
+                char *slash = strrchr(cur, '/');
+                if (slash == cur)
+                    slash[1] = 0;
+                else
+                    *slash = 0;
+            }
+        } else if (len && !(len == 1 && rel[i] == '.')) {
+            size_t cl = strlen(cur);
+            if (cl + 1 + len + 1 > cap) {
+                ok = false;     /* longer than any path the system opens */
+                break;
+            }
+            if (cl > 1 || cur[0] != '/')
+                cur[cl++] = '/';
+            memcpy(cur + cl, rel + i, len);
+            cur[cl + len] = 0;
+            struct stat sb;
+            if (missing || lstat(cur, &sb) != 0)
+                missing = true; /* inside and missing: the rest is only text */
+            else if (S_ISLNK(sb.st_mode)) {
+                char *real = realpath(cur, NULL);
+                if (!real) {
+                    if (errno == ENOMEM)
+                        st = SKF_ERR_NOMEM;
+                    ok = false; /* dangling or looping: refused like an outside target */
+                    break;
+                }
+                ok = below(root, real) && strlen(real) + 1 <= cap;
+                if (ok)
+                    strcpy(cur, real);
+                free(real);
+            }
+        }
+        i = j + 1;
+    }
+    skf_free(cur);
+    free(root);     /* realpath's, from libc */
+    *inside = ok;
+    return st;
+}
+
+skf_status skfi_uri_to_path(const char *uri, const char *base_dir, unsigned flags, char **out,
+                            const char **why)
 {
     *out = NULL;
     *why = NULL;
@@ -60,6 +177,7 @@ skf_status skfi_uri_to_path(const char *uri, const char *base_dir, char **out, c
     size_t o = bl;
     if (bl && path[bl - 1] != '/')
         path[o++] = '/';
+    size_t rel = o;
     for (size_t i = 0; i < n; ++i) {
         if (uri[i] == '?' || uri[i] == '#')
             break;
@@ -77,7 +195,56 @@ skf_status skfi_uri_to_path(const char *uri, const char *base_dir, char **out, c
         }
     }
     path[o] = 0;
+    if (!(flags & SKFI_URI_ALLOW_OUTSIDE)) {
+        bool inside;
+        skf_status st = check_inside(base_dir, path + rel, flags & SKFI_URI_LEXICAL, &inside);
+        if (st || !inside) {
+            skf_free(path);
+            *why = st ? "out of memory" : skfi_uri_outside_why;
+            return st ? st : SKF_ERR_FORMAT;
+        }
+    }
     *out = path;
+    return SKF_OK;
+}
+
+unsigned skfi_uri_flags(const skf_gltf *doc, const skf_gltf_load_options *options)
+{
+    return (doc->allow_outside_refs ? SKFI_URI_ALLOW_OUTSIDE : 0) |
+           (options && options->file.read ? SKFI_URI_LEXICAL : 0);
+}
+
+/* The error for a URI the resolver refused, at place: an outside reference
+ * names the option field that permits it (kind SKF_KIND_OPTION). */
+static skf_status refused(skfi_parser *p, skf_status st, const char *place, const char *uri,
+                          const char *why)
+{
+    if (st == SKF_ERR_NOMEM)
+        return skfi_nomem(p, place);
+    skfi_fail(p, st, place, "'%.60s': %s", uri, why);
+    if (why == skfi_uri_outside_why)
+        skf_error_set_kind(p->err, SKF_KIND_OPTION, "skf_gltf_load_options.allow_outside_refs");
+    return st;
+}
+
+skf_status skfi_check_image_uris(skfi_parser *p, json_t *root, const char *base_dir)
+{
+    json_t *arr = json_object_get(root, "images");
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    for (size_t i = 0; i < n; ++i) {
+        const char *u = json_string_value(json_object_get(json_array_get(arr, i), "uri"));
+        if (!u || strncmp(u, "data:", 5) == 0)
+            continue;
+        char *path, place[SKFI_PLACE_MAX];
+        const char *why;
+        skf_status st = skfi_uri_to_path(u, base_dir, skfi_uri_flags(p->doc, p->options), &path,
+                                         &why);
+        skf_free(path);
+        if (st == SKF_ERR_NOMEM || why == skfi_uri_outside_why) {
+            skfi_place(place, "images[%zu].uri", i);
+            return refused(p, st, place, u, why);
+        }
+    }
     return SKF_OK;
 }
 
@@ -174,9 +341,9 @@ skf_status skfi_load_buffers(skfi_parser *p, json_t *root, const skfi_glb *glb,
             } else {
                 char *path;
                 const char *why;
-                if ((st = skfi_uri_to_path(u, base_dir, &path, &why)))
-                    return st == SKF_ERR_NOMEM ? skfi_nomem(p, up)
-                                               : skfi_fail(p, st, up, "'%.60s': %s", u, why);
+                if ((st = skfi_uri_to_path(u, base_dir, skfi_uri_flags(doc, p->options), &path,
+                                           &why)))
+                    return refused(p, st, up, u, why);
                 skf_error e;
                 st = skfi_read_through(p->options, path, &data, &size, &e);
                 skf_free(path);

@@ -18,12 +18,12 @@ static skf_status visit_array(const skf_gltf *doc, const char *key, skf_gltf_fil
         /* resolved exactly as the reader and the writer resolve it */
         char *path = NULL;
         const char *why = NULL;
-        skf_status st = skfi_uri_to_path(uri, doc->base_dir, &path, &why);
+        skf_status st = skfi_uri_to_path(uri, doc->base_dir, skfi_uri_flags(doc, NULL), &path, &why);
         if (st == SKF_ERR_NOMEM)
             return skf_fail(err, SKF_ERR_NOMEM, "%s: %s[%zu].uri: out of memory", doc->path, key,
                             i);
         if (st)
-            continue;   /* a form the reader refuses: no file is read */
+            continue;   /* a form the reader or writer refuses: no file is read */
         char place[64];
         snprintf(place, sizeof place, "%s[%zu].uri", key, i);
         fn(user, path, place);

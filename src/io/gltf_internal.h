@@ -113,18 +113,38 @@ skf_status skfi_get_numbers(skfi_parser *p, json_t *obj, const char *key, const 
 skf_status skfi_get_number_list(skfi_parser *p, json_t *obj, const char *key, const char *place,
                                 double **out, size_t *count);
 
+/* Why SKF_GLTF_MAX_MAGNITUDE (gltf.h), for messages. */
+#define SKFI_MAGNITUDE_WHY "the square of a larger value overflows a float, docs/gltf-reader.md"
+
 /* ---- gltf_buffers.c ---- */
 
-/* The one URI resolver of src/io (the reader's buffers, the writer's
- * images): a relative URI reference (RFC 3986 section 4.2) resolved against
- * base_dir into a file path, percent-decoded, query and fragment dropped.
- * Refused, with *why set to a static reason: a scheme (any ':' before the
- * first '/', '?' or '#'; data: URIs are the caller's business), an absolute
- * path or empty reference (SKF_ERR_FORMAT), a NUL byte encoded as %00
- * (SKF_ERR_FORMAT), base_dir NULL (SKF_ERR_ARGUMENT: loaded from memory). On
- * SKF_OK *path is owned by the caller (skf_free); SKF_ERR_NOMEM sets *why to
- * "out of memory". */
-skf_status skfi_uri_to_path(const char *uri, const char *base_dir, char **path, const char **why);
+/* The one URI resolver of src/io (the reader's buffers and image checks,
+ * the writer's images, skf_gltf_visit_files): a relative URI reference (RFC
+ * 3986 section 4.2) resolved against base_dir into a file path,
+ * percent-decoded, query and fragment dropped. Refused, with *why set to a
+ * static reason: a scheme (any ':' before the first '/', '?' or '#'; data:
+ * URIs are the caller's business), an absolute path or empty reference
+ * (SKF_ERR_FORMAT), a NUL byte encoded as %00 (SKF_ERR_FORMAT), base_dir
+ * NULL (SKF_ERR_ARGUMENT: loaded from memory), and, unless flags hold
+ * SKFI_URI_ALLOW_OUTSIDE, a path that leaves base_dir (SKF_ERR_FORMAT, *why
+ * == skfi_uri_outside_why): checked on disk after following symlinks
+ * (realpath, component by component), or lexically (".." above the top)
+ * with SKFI_URI_LEXICAL, for bytes served by a file callback. The refusal
+ * reads nothing outside base_dir, so it says nothing about what is there.
+ * On SKF_OK *path is owned by the caller (skf_free); SKF_ERR_NOMEM sets *why
+ * to "out of memory". */
+enum { SKFI_URI_ALLOW_OUTSIDE = 1, SKFI_URI_LEXICAL = 2 };
+extern const char skfi_uri_outside_why[];
+skf_status skfi_uri_to_path(const char *uri, const char *base_dir, unsigned flags, char **path,
+                            const char **why);
+/* The flags the document's loads and writes resolve with. */
+unsigned skfi_uri_flags(const skf_gltf *doc, const skf_gltf_load_options *options);
+
+/* Check every images[i].uri that is a file reference with the resolver
+ * (nothing is read: the writer embeds them): one that leaves the folder is
+ * refused at load, naming images[i].uri; other forms the resolver refuses
+ * are left to the writer, which keeps them as URIs. */
+skf_status skfi_check_image_uris(skfi_parser *p, json_t *root, const char *base_dir);
 
 /* Load every entry of the JSON "buffers" array into p->doc->buffers: the GLB
  * BIN chunk (glb, may be NULL), data: URIs, external files read through

@@ -1212,6 +1212,7 @@ skf_status skf_gltf_load_memory_opts(const void *data, size_t size, const char *
     doc->scene = -1;
     if (limits)
         doc->limits = *limits;
+    doc->allow_outside_refs = options && options->allow_outside_refs;
     doc->path = skf_strdup(name);
     doc->base_dir = base_dir ? skf_strdup(base_dir) : NULL;
     if (!doc->path || (base_dir && !doc->base_dir)) {
@@ -1282,6 +1283,7 @@ skf_status skf_gltf_load_memory_opts(const void *data, size_t size, const char *
     }
     if ((st = check_asset(&p, root)) ||
         (st = skfi_load_buffers(&p, root, is_glb ? &glb : NULL, base_dir)) ||
+        (st = skfi_check_image_uris(&p, root, base_dir)) ||
         (st = reparse(&p)))
         goto fail;
     *out = doc;

@@ -187,10 +187,12 @@ static skf_status embed_images(writer *w)
                 continue;
             }
         } else {
-            /* the reader's resolver: relative references only, no scheme */
+            /* the reader's resolver, as strict: relative references only, no
+             * scheme, nothing outside the folder unless the load allowed it */
             char *file;
             const char *why;
-            skf_status rs = skfi_uri_to_path(uri, w->doc->base_dir, &file, &why);
+            skf_status rs =
+                skfi_uri_to_path(uri, w->doc->base_dir, skfi_uri_flags(w->doc, NULL), &file, &why);
             if (rs == SKF_ERR_NOMEM)
                 return nomem(w, "images");
             if (rs) {

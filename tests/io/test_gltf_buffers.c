@@ -152,7 +152,8 @@ static void test_short_data(void)
 static void test_refused_uris(void)
 {
     const char *uris[] = {"/etc/geo.bin", "file:geo.bin", "http://example.com/geo.bin",
-                          "C:/geo.bin", "geo%00.bin", ""};
+                          "C:/geo.bin", "geo%00.bin", "", "../geo.bin", "%2e%2e/geo.bin",
+                          "a/../../geo.bin", "a%2f..%2f..%2fgeo.bin"};
     for (size_t k = 0; k < sizeof uris / sizeof uris[0]; ++k) {
         char json[512];
         snprintf(json, sizeof json,
@@ -167,6 +168,38 @@ static void test_refused_uris(void)
         CHECK_MSG(strstr(e.message, "u.gltf: buffers[0].uri: '") == e.message, "%s", e.message);
         CHECK(v.reads == 0 && v.failures == 0);
     }
+}
+
+/* With a callback the folder check is lexical: ".." inside the folder is
+ * served, above it only when allow_outside_refs is set (issue 17 §2). */
+static void test_outside_lexical(void)
+{
+    vfile files[] = {{"virt/a/../more.bin", more, sizeof more}, {"virt/../more.bin", more, sizeof more}};
+    const char *uris[] = {"a/../more.bin", "../more.bin"};
+    for (int allow = 0; allow < 2; ++allow)
+        for (int k = 0; k < 2; ++k) {
+            char json[256];
+            snprintf(json, sizeof json,
+                     "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":12,\"uri\":\"%s\"}]}",
+                     uris[k]);
+            vfs v = {.files = files, .count = 2};
+            skf_gltf_load_options o = opts_for(&v);
+            o.allow_outside_refs = allow;
+            skf_gltf *d = NULL;
+            skf_error e = {0};
+            skf_status st = skf_gltf_load_memory_opts(json, strlen(json), "u.gltf", "virt", &o, &d,
+                                                      NULL, &e);
+            bool served = k == 0 || allow;
+            CHECK_MSG(served ? st == SKF_OK : st == SKF_ERR_FORMAT, "%s allow %d: %s", uris[k],
+                      allow, e.message);
+            CHECK(v.reads == (served ? 1u : 0u));
+            if (!served)
+                CHECK_MSG(!strcmp(e.message, "u.gltf: buffers[0].uri: '../more.bin': does not "
+                                             "resolve to a file inside the glTF file's folder "
+                                             "(allow_outside_refs permits it)"),
+                          "%s", e.message);
+            skf_gltf_free(d);
+        }
 }
 
 /* Every allocation failing in turn: SKF_ERR_NOMEM or success, every
@@ -205,6 +238,7 @@ int main(void)
     test_callback_fails();
     test_short_data();
     test_refused_uris();
+    test_outside_lexical();
     test_alloc_failures();
     return skf_test_done();
 }

@@ -93,7 +93,7 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
         skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if (skf_gltf_load(job->source, &source, NULL, &err) || skf_gltf_load(job->target, &target, NULL, &err))
+    if (cli_gltf_load(job->source, &source, NULL, &err) || cli_gltf_load(job->target, &target, NULL, &err))
         goto fail;
     skf_transfer_options opt = {.mode = job->mode, .fps = job->fps,
                                 .max_constraints = job->max_constraints, .threads = threads};

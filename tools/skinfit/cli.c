@@ -34,7 +34,15 @@ static const struct {
     {"skf_decompose_options.pca_shapes", "--pca"},
     {"skf_decompose_options.bone_count", "--bones"},
     {"skf_transfer_options.max_rest_mismatch", "--max-rest-mismatch"},
+    {"skf_gltf_load_options.allow_outside_refs", "--allow-outside-refs"},
 };
+
+skf_status cli_gltf_load(const char *path, skf_gltf **doc, skf_warnings *warnings, skf_error *err)
+{
+    const char *a = getenv("SKF_ALLOW_OUTSIDE_REFS");
+    skf_gltf_load_options o = {.allow_outside_refs = a && !strcmp(a, "1")};
+    return skf_gltf_load_opts(path, &o, doc, warnings, err);
+}
 
 const char *cli_flag_of(const char *option)
 {

@@ -24,6 +24,13 @@ int cli_report_error(const skf_error *err);
  * replaced by its flag. Returns buf (cap >= 1). */
 #define CLI_TEXT_MAX (SKF_ERROR_MESSAGE_MAX + 160)
 const char *cli_error_text(const skf_error *err, char *buf, size_t cap);
+/* skf_gltf_load with the CLI's load options: --allow-outside-refs (a global
+ * option, main.c; exported to batch workers as $SKF_ALLOW_OUTSIDE_REFS=1)
+ * sets skf_gltf_load_options.allow_outside_refs. Every command loads glTF
+ * files through this. */
+struct skf_gltf;
+skf_status cli_gltf_load(const char *path, struct skf_gltf **doc, skf_warnings *warnings,
+                         skf_error *err);
 const char *cli_warning_text(const skf_warning *w, char *buf, size_t cap);
 /* The flag that sets a library option field ("skf_transfer_options.max_sweeps"
  * → "--max-sweeps"), or NULL. */

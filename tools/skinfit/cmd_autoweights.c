@@ -76,7 +76,7 @@ int cmd_autoweights(int argc, char **argv)
     skf_error err = {0};
     skf_warnings w = {0};
     skf_gltf *doc = NULL;
-    skf_status st = skf_gltf_load(input, &doc, &w, &err);
+    skf_status st = cli_gltf_load(input, &doc, &w, &err);
     if (!st) {
         cli_guard_gltf(&g, doc);
         grc = cli_guard_check(&g);

@@ -108,7 +108,7 @@ int cmd_bake(int argc, char **argv)
     skf_clip *clip = NULL;
     skf_meshseq *seq = NULL;
     int rc = EXIT_OK;
-    skf_status st = skf_gltf_load(file, &doc, &w, &err);
+    skf_status st = cli_gltf_load(file, &doc, &w, &err);
     if (st)
         goto fail;
     cli_guard_gltf(&g, doc);

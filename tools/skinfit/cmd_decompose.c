@@ -88,7 +88,7 @@ static skf_status load_gltf_seq(const char *path, const char *clip_name, double 
     skf_gltf *doc = NULL;
     skf_rig *rig = NULL;
     skf_clip *clip = NULL;
-    skf_status st = skf_gltf_load(path, &doc, w, err);
+    skf_status st = cli_gltf_load(path, &doc, w, err);
     if (st)
         return st;
     cli_guard_gltf(g, doc);
@@ -151,7 +151,7 @@ static skf_status load_rest(const char *path, skf_meshseq **out, cli_guard *g, s
     if (is_rig_file(path)) {
         skf_gltf *doc = NULL;
         skf_rig *rig = NULL;
-        skf_status st = skf_gltf_load(path, &doc, w, err);
+        skf_status st = cli_gltf_load(path, &doc, w, err);
         if (!st)
             cli_guard_gltf(g, doc);
         if (!st)

@@ -72,7 +72,7 @@ int cmd_demo(int argc, char **argv)
     /* the second rig: the same mesh and skeleton, weights from autoweights */
     skf_autoweights_options o = {4, 2};
     if (!st)
-        st = skf_gltf_load(creature, &doc, &w, &err);
+        st = cli_gltf_load(creature, &doc, &w, &err);
     if (!st)
         st = skf_autoweights_gltf(doc, 0, &o, &w, &err);
     if (!st)

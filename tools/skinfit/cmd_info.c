@@ -323,7 +323,7 @@ int cmd_info(int argc, char **argv)
     skf_error err = {0};
     skf_warnings w = {0};
     skf_gltf *doc = NULL;
-    skf_status st = skf_gltf_load(file, &doc, &w, &err);
+    skf_status st = cli_gltf_load(file, &doc, &w, &err);
     json_t *root = NULL;
     if (!st)
         st = build_info(doc, file, &root, &w, &err);

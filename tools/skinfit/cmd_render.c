@@ -255,14 +255,14 @@ int cmd_render(int argc, char **argv)
     cli_progress prog;
     skf_progress progress;
     cli_progress_init(&prog, &progress);
-    skf_status st = skf_gltf_load(source_path, &source, &w, &err);
+    skf_status st = cli_gltf_load(source_path, &source, &w, &err);
     if (!st)
         st = skf_heatmap_play(source, clip_name, fps, &clip, &w, &err);
     for (size_t r = 0; !st && r < nrigs; ++r) {
         bool is_source = skf_same_file(rigs[r].path, source_path);
         const skf_gltf *doc = source;
         if (!is_source || rigs[r].baked) {
-            st = skf_gltf_load(rigs[r].path, &docs[r], &w, &err);
+            st = cli_gltf_load(rigs[r].path, &docs[r], &w, &err);
             doc = docs[r];
         }
         if (st)

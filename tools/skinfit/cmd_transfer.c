@@ -341,9 +341,9 @@ int tr_command(int argc, char **argv, bool control_only)
     cli_progress prog;
     skf_progress progress;
     cli_progress_init(&prog, &progress);
-    skf_status st = skf_gltf_load(source, &sdoc, &warn, &err);
+    skf_status st = cli_gltf_load(source, &sdoc, &warn, &err);
     if (!st && target)
-        st = skf_gltf_load(target, &tdoc, &warn, &err);
+        st = cli_gltf_load(target, &tdoc, &warn, &err);
     if (!st) {
         cli_guard_gltf(&guard, sdoc);
         if (tdoc)

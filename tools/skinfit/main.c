@@ -34,7 +34,9 @@ static void print_help(FILE *out)
                  "global options (before or after the command; also $SKINFIT_LIMITS=\"NAME=N,...\"):\n"
                  "  --limit NAME=N   raise or lower an input limit (list: skinfit limits)\n"
                  "  --progress       when stderr is not a terminal, print a progress line\n"
-                 "                   every 5 s (on a terminal a bar is always drawn)\n\n"
+                 "                   every 5 s (on a terminal a bar is always drawn)\n"
+                 "  --allow-outside-refs  let a .gltf's buffer and image URIs name files\n"
+                 "                   outside its folder (refused by default; trusted files only)\n\n"
                  "Fits linear-blend-skinned rigs to surfaces.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) {
         char shown[64];
@@ -71,6 +73,11 @@ static int apply_limits(int *argc, char **argv)
         }
         if (!strcmp(argv[i], "--progress")) {
             setenv("SKF_PROGRESS", "lines", 1);   /* cli_progress_init reads it */
+            continue;
+        }
+        if (!strcmp(argv[i], "--allow-outside-refs")) {
+            /* cli_gltf_load reads it; batch workers inherit it */
+            setenv("SKF_ALLOW_OUTSIDE_REFS", "1", 1);
             continue;
         }
         if (!strcmp(argv[i], "--limit")) {
