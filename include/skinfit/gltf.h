@@ -208,6 +208,18 @@ typedef struct skf_gltf_file_options {
     void *user;
 } skf_gltf_file_options;
 
+/* The largest magnitude a geometric value may have: POSITION and morph
+ * target positions, WEIGHTS, inverse bind matrices, animation key values,
+ * node matrix / translation / rotation / scale and morph weights. Beyond it
+ * (sqrt(FLT_MAX) = 1.84e19 is where the square of a float32 overflows, which
+ * every viewer computing a length does; the solver's moment sums square
+ * coordinates too) the value is bad input: the load fails with
+ * SKF_ERR_FORMAT naming the place, accessor, element and component
+ * ("animations[0].samplers[2].output: accessors[37] element 5 component 0 is
+ * 1e+30, beyond ±1e+19 (...)"). Key times are not bounded by this (the frame
+ * limits bound them). */
+#define SKF_GLTF_MAX_MAGNITUDE 1e19
+
 /* Options of a load; a zeroed struct (or a NULL pointer) means the defaults. */
 typedef struct skf_gltf_load_options {
     skf_gltf_file_options file;

@@ -64,6 +64,7 @@ typedef enum skf_solve_start {
 } skf_solve_start;
 
 #define SKF_SOLVE_DEFAULT_MAX_SWEEPS 500
+#define SKF_SOLVE_DEFAULT_MAX_ITERATIONS 100
 #define SKF_ROTONLY_DEFAULT_MAX_ITERATIONS 100
 
 /* How a frame is minimised after the start (docs/solver.md "Algorithm"). */
@@ -86,7 +87,8 @@ typedef struct skf_solve_options {
     int chunk_frames;      /* clip solve: frames per independent chunk (each starts affine);
                               0 → 8; a negative value → one chunk (strictly sequential) */
     skf_solve_method method; /* see above */
-    int max_iterations;    /* NEWTON: cap on Newton iterations per frame; 0 → 100 (they also
+    int max_iterations;    /* NEWTON: cap on Newton iterations per frame; 0 →
+                              SKF_SOLVE_DEFAULT_MAX_ITERATIONS = 100 (they also
                               count against max_sweeps, with the sweeps before them and after
                               a stalled Newton phase) */
     int warmup_sweeps;     /* NEWTON: bone sweeps before the first Newton step; 0 → 15,
@@ -102,6 +104,9 @@ typedef struct skf_solve_stats {
     int iterations;        /* Newton iterations run (method NEWTON; each one assembles and
                               factors the 6B×6B system once, retries with more damping aside) */
     bool hit_cap;          /* stopped by max_sweeps / max_iterations, not by the tolerance */
+    bool hit_iteration_cap; /* hit_cap, and the cap that stopped it was max_iterations (the
+                              Newton phase used all its iterations with sweeps to spare), so
+                              raising max_sweeps would change nothing */
     bool used_affine;      /* the affine start won (or was forced) */
     double energy_start;   /* E (moment form) of the chosen start */
     double energy;         /* E (moment form) at the end; may lose digits near 0 */
@@ -262,12 +267,17 @@ double skf_vertex_errors(size_t n, const double *s, const double *u, double *err
 /* Bounding-box diagonal of n points [3n] (0 for n = 0). */
 double skf_bbox_diagonal(size_t n, const double *p);
 
-/* Clip-level accumulator: quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint
- * vertices of all frames added; mean / max of ‖s−u‖ as % of diagonal. */
+/* Clip-level accumulator: quality = 1 − ΣΣ‖s−u‖ / ΣΣ min(‖u−r‖, diagonal)
+ * over all constraint vertices of all frames added; mean / max of ‖s−u‖ as %
+ * of diagonal. Each vertex's motion is credited at most one diagonal, so a
+ * clip that carries the rig far (a 1e18 translation key) cannot dilute its
+ * errors: quality ≤ 1 − mean ‖s−u‖ / diagonal always holds, and quality and
+ * errors cannot contradict each other (docs/solver.md, D7). Non-finite sums
+ * give quality −HUGE_VAL. */
 typedef struct skf_quality_acc {
     double diagonal;       /* rest bounding-box diagonal of the target (scene units) */
     double sum_error;      /* ΣΣ ‖s − u‖ */
-    double sum_motion;     /* ΣΣ ‖u − r‖ */
+    double sum_motion;     /* ΣΣ min(‖u − r‖, diagonal) (unclamped when diagonal is 0) */
     double sum_sq_error;   /* ΣΣ ‖s − u‖² */
     double max_error;      /* max ‖s − u‖ */
     size_t count;          /* vertex-frames added */
@@ -275,7 +285,8 @@ typedef struct skf_quality_acc {
 
 typedef struct skf_quality {
     double quality;        /* 1 − sum_error / sum_motion (1 when both are 0, −inf-safe: 0 motion
-                              with error gives −HUGE_VAL) */
+                              with error, or a non-finite sum, gives −HUGE_VAL); never above
+                              1 − mean ‖s−u‖ / diagonal */
     double mean_error_pct; /* 100 · mean ‖s−u‖ / diagonal */
     double max_error_pct;  /* 100 · max ‖s−u‖ / diagonal */
     double rms;            /* sqrt(mean ‖s−u‖²), scene units */

@@ -114,6 +114,9 @@ typedef struct skf_transfer_options {
     int threads;              /* OpenMP threads for every pass of the session (alignment,
                                  correspondence, solves); 0 → all */
     int max_sweeps;           /* free / control solve: bone sweeps per frame; 0 → 500 */
+    int max_newton_iterations; /* free / control solve: Newton iterations per frame (the
+                                 solver's max_iterations; they count against max_sweeps too);
+                                 0 → 100 */
     int max_lm_iterations;    /* rotation-only: Levenberg–Marquardt iterations per frame; 0 → 100 */
     bool vertex_output;       /* also return, per run, every measured vertex's error and the
                                  solved surface per frame, and per clip the welded meshes and the
@@ -152,6 +155,10 @@ typedef struct skf_transfer_metrics {
      * and that cap (sweeps, or LM iterations for rotation-only) */
     size_t frames_at_cap;
     int iteration_cap;
+    /* free / control: of frames_at_cap, those stopped by the Newton iteration cap
+     * (max_newton_iterations) rather than the sweep cap, and that cap */
+    size_t frames_at_newton_cap;
+    int newton_cap;
     double diagonal;          /* the rest bounding-box diagonal the % figures are relative to
                                  (scene units of the run's rig) */
     /* Per attached mesh of the target (skf_transfer_info.attachments, same order; 0 / NULL for

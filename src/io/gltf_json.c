@@ -232,7 +232,8 @@ skf_status skfi_get_string(skfi_parser *p, json_t *obj, const char *key, const c
     return SKF_OK;
 }
 
-/* Fixed-length array of finite numbers; returns false (no error) if absent. */
+/* Fixed-length array of finite numbers within ±SKF_GLTF_MAX_MAGNITUDE;
+ * returns false (no error) if absent. */
 skf_status skfi_get_numbers(skfi_parser *p, json_t *obj, const char *key, const char *place,
                             size_t n, double *out, bool *present)
 {
@@ -254,12 +255,16 @@ skf_status skfi_get_numbers(skfi_parser *p, json_t *obj, const char *key, const 
         out[i] = json_number_value(v);
         if (!isfinite(out[i]))
             return skfi_fail(p, SKF_ERR_FORMAT, pl, "element %zu is not finite", i);
+        if (fabs(out[i]) > SKF_GLTF_MAX_MAGNITUDE)
+            return skfi_fail(p, SKF_ERR_FORMAT, pl, "element %zu is %g, beyond ±%g (%s)", i,
+                             out[i], SKF_GLTF_MAX_MAGNITUDE, SKFI_MAGNITUDE_WHY);
     }
     *present = true;
     return SKF_OK;
 }
 
-/* Variable-length array of finite numbers (morph weights). */
+/* Variable-length array of finite numbers within ±SKF_GLTF_MAX_MAGNITUDE
+ * (morph weights). */
 skf_status skfi_get_number_list(skfi_parser *p, json_t *obj, const char *key, const char *place,
                                 double **out, size_t *count)
 {
@@ -282,6 +287,12 @@ skf_status skfi_get_number_list(skfi_parser *p, json_t *obj, const char *key, co
             return skfi_fail(p, SKF_ERR_FORMAT, pl, "element %zu is not a finite number", i);
         }
         w[i] = json_number_value(v);
+        if (fabs(w[i]) > SKF_GLTF_MAX_MAGNITUDE) {
+            double x = w[i];
+            skf_free(w);
+            return skfi_fail(p, SKF_ERR_FORMAT, pl, "element %zu is %g, beyond ±%g (%s)", i, x,
+                             SKF_GLTF_MAX_MAGNITUDE, SKFI_MAGNITUDE_WHY);
+        }
     }
     *out = w;
     *count = n;

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { ACC_FINITE = 1, ACC_INCREASING = 2 };
+enum { ACC_FINITE = 1, ACC_INCREASING = 2, ACC_BOUNDED = 4 };
 
 /* ---- freeing ------------------------------------------------------------ */
 
@@ -120,14 +120,17 @@ static skf_status decode(skfi_parser *p, int acc, const char *place, double **ou
     return SKF_OK;
 }
 
-/* Values of accessor acc used at place must be finite. */
-static skf_status check_finite(skfi_parser *p, int acc, const char *place)
+/* Values of accessor acc used at place must be finite; bounded: also within
+ * ±SKF_GLTF_MAX_MAGNITUDE (geometry and key values; key times are bounded by
+ * the frame limits instead). */
+static skf_status check_values(skfi_parser *p, int acc, const char *place, bool bounded)
 {
-    if (p->acc_flags[acc] & ACC_FINITE)
+    int want = bounded ? ACC_FINITE | ACC_BOUNDED : ACC_FINITE;
+    if ((p->acc_flags[acc] & want) == want)
         return SKF_OK;
     const skf_gltf_accessor *a = &p->doc->accessors[acc];
-    if (a->component_type != SKF_GLTF_FLOAT) {
-        p->acc_flags[acc] |= ACC_FINITE;
+    if (a->component_type != SKF_GLTF_FLOAT) {   /* integers: finite and below 2^32 */
+        p->acc_flags[acc] |= ACC_FINITE | ACC_BOUNDED;
         return SKF_OK;
     }
     double *v;
@@ -142,7 +145,15 @@ static skf_status check_finite(skfi_parser *p, int acc, const char *place)
                           acc, i / (size_t)a->components, i % (size_t)a->components,
                           isnan(v[i]) ? "NaN" : "infinite");
             break;
+        } else if (bounded && fabs(v[i]) > SKF_GLTF_MAX_MAGNITUDE) {
+            st = skfi_fail(p, SKF_ERR_FORMAT, place,
+                           "accessors[%d] element %zu component %zu is %g, beyond ±%g (%s)", acc,
+                           i / (size_t)a->components, i % (size_t)a->components, v[i],
+                           SKF_GLTF_MAX_MAGNITUDE, SKFI_MAGNITUDE_WHY);
+            break;
         }
+    if (!st && bounded)
+        p->acc_flags[acc] |= ACC_BOUNDED;
     skf_free(v);
     if (!st)
         p->acc_flags[acc] |= ACC_FINITE;
@@ -424,7 +435,7 @@ static skf_status parse_target(skfi_parser *p, json_t *o, const char *place,
         skfi_place(pl, "%s.%s", place, names[k]);
         int allowed = p->quantized ? (CT_F | CT_B | CT_BN | CT_S | CT_SN) : CT_F;
         if ((st = check_usage(p, ids[k], pl, 3, 0, allowed)) ||
-            (st = check_finite(p, ids[k], pl)))
+            (st = check_values(p, ids[k], pl, true)))
             return st;
         if (p->doc->accessors[ids[k]].count != vertex_count)
             return skfi_fail(p, SKF_ERR_FORMAT, pl,
@@ -500,7 +511,7 @@ static skf_status parse_primitive(skfi_parser *p, json_t *o, const char *place,
                              "count %zu", at->accessor, a->count, vertex_count);
         if (strcmp(at->name, "POSITION") == 0) {
             if ((st = check_usage(p, at->accessor, pl, 3, 0, p->quantized ? CT_QUANT : CT_F)) ||
-                (st = check_finite(p, at->accessor, pl)))
+                (st = check_values(p, at->accessor, pl, true)))
                 return st;
         } else if (strcmp(at->name, "NORMAL") == 0) {
             if ((st = check_usage(p, at->accessor, pl, 3, 0,
@@ -511,7 +522,7 @@ static skf_status parse_primitive(skfi_parser *p, json_t *o, const char *place,
                 return st;
         } else if (attr_is(at->name, "WEIGHTS_")) {
             if ((st = check_usage(p, at->accessor, pl, 4, 0, CT_F | CT_UBN | CT_USN)) ||
-                (st = check_finite(p, at->accessor, pl)))
+                (st = check_values(p, at->accessor, pl, true)))
                 return st;
         }
     }
@@ -773,7 +784,7 @@ static skf_status parse_skins_seen(skfi_parser *p, json_t *arr, int *seen)
             char pl[SKFI_PLACE_MAX];
             skfi_place(pl, "%s.inverseBindMatrices", place);
             int acc = s->inverse_bind_matrices;
-            if ((st = check_usage(p, acc, pl, 16, 4, CT_F)) || (st = check_finite(p, acc, pl)))
+            if ((st = check_usage(p, acc, pl, 16, 4, CT_F)) || (st = check_values(p, acc, pl, true)))
                 return st;
             if (doc->accessors[acc].count < nj)
                 return skfi_fail(p, SKF_ERR_FORMAT, pl,
@@ -946,11 +957,11 @@ static skf_status parse_animation(skfi_parser *p, json_t *o, const char *place,
         skfi_place(ip, "%s.input", pl);
         skfi_place(op, "%s.output", pl);
         if ((st = check_usage(p, sm->input, ip, 1, 0, CT_F)) ||
-            (st = check_finite(p, sm->input, ip)) || (st = check_key_times(p, sm->input, ip)) ||
+            (st = check_values(p, sm->input, ip, false)) || (st = check_key_times(p, sm->input, ip)) ||
             (st = check_usage(p, sm->output, op, 0, 0,
                               CT_F | CT_BN | CT_UBN | CT_SN | CT_USN |
                                   (p->quantized ? CT_QUANT : 0))) ||
-            (st = check_finite(p, sm->output, op)))
+            (st = check_values(p, sm->output, op, true)))
             return st;
         if (sm->interpolation == SKF_INTERP_CUBICSPLINE && doc->accessors[sm->input].count < 2)
             return skfi_fail(p, SKF_ERR_FORMAT, ip, "CUBICSPLINE needs at least 2 keys");

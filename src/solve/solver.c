@@ -47,7 +47,7 @@ static void resolve_options(skf_solve_options *o, const skf_solve_options *in)
     if (o->chunk_frames == 0)
         o->chunk_frames = 8;
     if (o->max_iterations <= 0)
-        o->max_iterations = 100;
+        o->max_iterations = SKF_SOLVE_DEFAULT_MAX_ITERATIONS;
     if (o->warmup_sweeps == 0)
         o->warmup_sweeps = SKF_SOLVE_NEWTON_WARMUP;
     else if (o->warmup_sweeps < 0)
@@ -334,11 +334,13 @@ static bool solve_one(const skf_solver *s, skfi_solve_ws *ws, const double *targ
         /* the work per frame stays bounded by max_sweeps: Newton iterations
          * count against it too (and against max_iterations) */
         int budget = s->opt.max_sweeps - st->sweeps;
-        if (budget > s->opt.max_iterations)
+        bool newton_bound = budget > s->opt.max_iterations; /* max_iterations is the cap */
+        if (newton_bound)
             budget = s->opt.max_iterations;
         if (st->hit_cap && budget > 0) {
             skfi_newton_result nr = skfi_solve_newton(s, ws, T, budget, &st->iterations);
             st->hit_cap = nr == SKF_NEWTON_CAP;
+            st->hit_iteration_cap = st->hit_cap && newton_bound;
             if (nr == SKF_NEWTON_STUCK)
                 skfi_solve_sweeps(s, ws, T, st, s->opt.max_sweeps - st->sweeps - st->iterations);
         }

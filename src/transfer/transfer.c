@@ -138,14 +138,15 @@ static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw,
 }
 
 static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, const size_t *offsets,
-                              const uint32_t *bone, const double *weight, const double *importance, int threads,
-                              int max_sweeps, skf_solver **out, skf_error *err)
+                              const uint32_t *bone, const double *weight, const double *importance,
+                              const skf_transfer_options *opt, skf_solver **out, skf_error *err)
 {
     skf_solve_rig sr = {n, rest, offsets, bone, weight, rig->joint_count, importance};
     skf_solve_options so;
     memset(&so, 0, sizeof so);
-    so.threads = threads;
-    so.max_sweeps = max_sweeps;
+    so.threads = opt->threads;
+    so.max_sweeps = opt->max_sweeps;
+    so.max_iterations = opt->max_newton_iterations;
     return skf_solver_new(&sr, &so, out, err);
 }
 
@@ -255,7 +256,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src_rest_world);
     if (!t->opt.no_control) {
         st = make_solver(t->src, t->src_rest_world, t->src->vertex_count, t->src->weight_offsets,
-                         t->src->weight_joints, t->src->weights, NULL, t->opt.threads, t->opt.max_sweeps,
+                         t->src->weight_joints, t->src->weights, NULL, &t->opt,
                          &t->src_solver, err);
         if (st)
             goto fail;
@@ -324,8 +325,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     }
     if ((st = attachment_importance(t, err)))
         goto fail;
-    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->con_importance, t->opt.threads,
-                     t->opt.max_sweeps, &t->tgt_solver, err);
+    st = make_solver(T, t->con_rest, C, t->con_offsets, t->con_bone, t->con_weight, t->con_importance,
+                     &t->opt, &t->tgt_solver, err);
     if (st) {
         skf_error_prefix(err, "%s", doc_name(target));
         goto fail;
@@ -335,8 +336,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         all_in_order = t->corr.target_vertex[c] == c;
     if (t->opt.vertex_output && !all_in_order) {
         /* the surface output covers every welded vertex, not only the constraints */
-        st = make_solver(T, t->tgt_rest_world, T->vertex_count, T->weight_offsets, T->weight_joints, T->weights, NULL,
-                         t->opt.threads, t->opt.max_sweeps, &t->tgt_skin, err);
+        st = make_solver(T, t->tgt_rest_world, T->vertex_count, T->weight_offsets, T->weight_joints, T->weights,
+                         NULL, &t->opt, &t->tgt_skin, err);
         if (st) {
             skf_error_prefix(err, "%s", doc_name(target));
             goto fail;
@@ -487,16 +488,26 @@ static void metrics_release(skf_transfer_metrics *m)
     memset(m, 0, sizeof *m);
 }
 
+/* One warning per cap that stopped frames, naming that cap (the Newton
+ * iteration cap is not the sweep cap: raising max_sweeps would not help). */
 static void warn_cap(const skf_transfer_clip *c, const skf_transfer_metrics *m, const char *run,
                      bool lm, skf_warnings *w)
 {
     if (!m->present || !m->frames_at_cap)
         return;
-    skf_warn_as(w, SKF_KIND_ITERATION_CAP,
-                lm ? "skf_transfer_options.max_lm_iterations" : "skf_transfer_options.max_sweeps",
-                "solver: %s: %s: %zu of %zu frames stopped at the %s cap %s=%d",
-                skf_clip_short_name(c->name ? c->name : "clip"), run, m->frames_at_cap, c->frames,
-                lm ? "iteration" : "sweep", lm ? "max_lm_iterations" : "max_sweeps", m->iteration_cap);
+    const char *clip = skf_clip_short_name(c->name ? c->name : "clip");
+    size_t sweeps = m->frames_at_cap - (lm ? 0 : m->frames_at_newton_cap);
+    if (sweeps)
+        skf_warn_as(w, SKF_KIND_ITERATION_CAP,
+                    lm ? "skf_transfer_options.max_lm_iterations" : "skf_transfer_options.max_sweeps",
+                    "solver: %s: %s: %zu of %zu frames stopped at the %s cap %s=%d", clip, run,
+                    sweeps, c->frames, lm ? "iteration" : "sweep",
+                    lm ? "max_lm_iterations" : "max_sweeps", m->iteration_cap);
+    if (!lm && m->frames_at_newton_cap)
+        skf_warn_as(w, SKF_KIND_ITERATION_CAP, "skf_transfer_options.max_newton_iterations",
+                    "solver: %s: %s: %zu of %zu frames stopped at the Newton iteration cap "
+                    "max_newton_iterations=%d", clip, run, m->frames_at_newton_cap, c->frames,
+                    m->newton_cap);
 }
 
 void skf_transfer_clip_warn(const skf_transfer_clip *c, skf_warnings *w)
@@ -821,8 +832,12 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                 sw += stats[f].sweeps;
                 nit += stats[f].iterations;
                 out->control.frames_at_cap += stats[f].hit_cap;
+                out->control.frames_at_newton_cap += stats[f].hit_iteration_cap;
             }
             out->control.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
+            out->control.newton_cap = t->opt.max_newton_iterations > 0
+                                          ? t->opt.max_newton_iterations
+                                          : SKF_SOLVE_DEFAULT_MAX_ITERATIONS;
             out->control.sweeps_per_frame = sw / (double)F;
             out->control.iterations_per_frame = nit / (double)F;
             measure(t->src_solver, NULL, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, NULL,
@@ -875,9 +890,12 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
             out->free.frame_sweeps[f] = stats[f].sweeps;
             sw += stats[f].sweeps;
             out->free.frames_at_cap += stats[f].hit_cap;
+            out->free.frames_at_newton_cap += stats[f].hit_iteration_cap;
             nit += stats[f].iterations;
         }
         out->free.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
+        out->free.newton_cap = t->opt.max_newton_iterations > 0 ? t->opt.max_newton_iterations
+                                                                 : SKF_SOLVE_DEFAULT_MAX_ITERATIONS;
         skf_free(stats);
         out->free.sweeps_per_frame = sw / (double)F;
         out->free.iterations_per_frame = nit / (double)F;

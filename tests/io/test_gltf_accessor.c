@@ -354,8 +354,36 @@ static void test_error_place(void)
     CHECK(!strcmp(e.place.file, "syntax.gltf") && e.place.json_path[0] == 0);
 }
 
+/* Node TRS / matrix values and morph weights beyond ±SKF_GLTF_MAX_MAGNITUDE
+ * are bad input naming the place and element (issue 17 §3); up to it they load. */
+static void test_magnitude(void)
+{
+    struct { const char *node, *want; } cases[] = {
+        {"\"translation\":[0,1e30,0]", "big.gltf: nodes[0].translation: element 1 is 1e+30, beyond ±1e+19"},
+        {"\"scale\":[1,1,-2e19]", "big.gltf: nodes[0].scale: element 2 is -2e+19, beyond ±1e+19"},
+        {"\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,1e300,0,0,1]", "big.gltf: nodes[0].matrix: element 12 is 1e+300"},
+        {"\"weights\":[1e20]", "big.gltf: nodes[0].weights: element 0 is 1e+20, beyond ±1e+19"},
+        {"\"translation\":[0,1e19,-1e19]", NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{%s}]}",
+                 cases[k].node);
+        skf_gltf *d = NULL;
+        skf_error e = {0};
+        skf_status st = skf_gltf_load_memory(json, strlen(json), "big.gltf", NULL, &d, NULL, &e);
+        if (cases[k].want)
+            CHECK_MSG(st == SKF_ERR_FORMAT && strstr(e.message, cases[k].want) == e.message,
+                      "%s: %s", cases[k].node, e.message);
+        else
+            CHECK_MSG(st == SKF_OK, "%s: %s", cases[k].node, e.message);
+        skf_gltf_free(d);
+    }
+}
+
 int main(void)
 {
+    test_magnitude();
     test_error_place();
     test_accessors();
     test_document();

@@ -421,6 +421,19 @@ static void test_cli(void)
     } else {
         CHECK(!"autoweights");
     }
+    /* the Newton iteration cap is its own cap (issue 17 §3): the warning names it and its
+     * flag, not --max-sweeps, which does not lift it */
+    CHECK(cli(NULL, "transfer --source src.glb --target auto.glb --clip Walk --max-sweeps 100000 "
+                    "--max-newton-iterations 1 -o newton.glb") == 0);
+    CHECK_MSG(lines(err_text) == 1 && !strstr(err_text, "max-sweeps") &&
+                  strstr(err_text, "solver: Walk: free: 37 of 37 frames stopped at the Newton "
+                                   "iteration cap max_newton_iterations=1 (raise it with "
+                                   "--max-newton-iterations N)"),
+              "%s", err_text);
+    CHECK(cli(NULL, "transfer --source src.glb --target auto.glb --clip Walk "
+                    "--max-newton-iterations 1000 -o newton.glb") == 0 && !strstr(err_text, "cap"));
+    expect_usage(NULL, "control src.glb --max-newton-iterations 0",
+                 "--max-newton-iterations needs an integer");
     /* the control run converges in one sweep: no warning even at --max-sweeps 1 */
     CHECK(cli(NULL, "control src.glb --clip Walk --max-sweeps 1") == 0 && !strstr(err_text, "warning"));
     expect_usage(NULL, "control src.glb --max-sweeps 0", "--max-sweeps needs an integer");

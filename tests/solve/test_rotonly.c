@@ -345,7 +345,15 @@ static void test_quality_by_hand(void)
     skf_quality_add_frame(&acc, 2, s2, u2, r, e);
     CHECK(e[0] == 0 && e[1] == 0.5);
     skf_quality q = skf_quality_result(&acc);
-    CHECK_NEAR(q.quality, 1 - 1.5 / 8, 1e-15);
+    /* each vertex's motion is credited at most the diagonal (2 here): frame 2's
+     * 5 counts 2, so 1.5 / (1 + 2 + 2 + 0); quality <= 1 - mean error / diagonal */
+    CHECK_NEAR(q.quality, 1 - 1.5 / 5, 1e-15);
+    CHECK(q.quality <= 1 - q.mean_error_pct / 100);
+    skf_quality_acc wide;
+    skf_quality_init(&wide, 10.0); /* no motion above the diagonal: the plain ratio */
+    skf_quality_add_frame(&wide, 2, s1, u1, r, NULL);
+    skf_quality_add_frame(&wide, 2, s2, u2, r, NULL);
+    CHECK_NEAR(skf_quality_result(&wide).quality, 1 - 1.5 / 8, 1e-15);
     CHECK_NEAR(q.mean_error_pct, 100 * 0.375 / 2, 1e-12);
     CHECK_NEAR(q.max_error_pct, 50, 1e-12);
     CHECK_NEAR(q.rms, sqrt(1.25 / 4), 1e-15);

@@ -140,7 +140,7 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
     json_object_set_new(r, "output", output);
     result = JOB_OK;
     for (size_t c = 0; c < count; ++c)
-        if (job->min_quality >= 0 && tr_gate_quality(&clips[c], true) < job->min_quality)
+        if (job->min_quality >= 0 && !(tr_gate_quality(&clips[c], true) >= job->min_quality))
             result = JOB_BELOW_QUALITY;
     json_object_set_new(r, "status", json_string(result == JOB_OK ? "ok" : "below-quality"));
 

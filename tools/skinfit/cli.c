@@ -29,6 +29,7 @@ static const struct {
 } flags_of_fields[] = {
     {"skf_transfer_options.max_sweeps", "--max-sweeps"},
     {"skf_transfer_options.max_lm_iterations", "--max-lm-iterations"},
+    {"skf_transfer_options.max_newton_iterations", "--max-newton-iterations"},
     {"skf_decompose_options.max_iterations", "--max-iterations"},
     {"skf_decompose_options.max_influences", "--max-influences"},
     {"skf_decompose_options.pca_shapes", "--pca"},

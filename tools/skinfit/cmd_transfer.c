@@ -19,7 +19,7 @@ static void usage(FILE *out, bool control)
         fprintf(out,
                 "usage: skinfit control ARTIST.glb [--clip NAME]... [--all-clips] [--fps F]\n"
                 "                       [--min-quality Q] [--report REPORT.json] [--per-frame]\n"
-                "                       [--max-sweeps N]\n\n"
+                "                       [--max-sweeps N] [--max-newton-iterations N]\n\n"
                 "Solves the rig's bone transforms against its own clips (the control run of a\n"
                 "transfer): the error must land on zero. Without --clip, every clip runs.\n\n"
                 "  --clip NAME          a clip (\"Walk\" matches \"AnimalArmature|Walk\"); repeatable\n"
@@ -31,6 +31,8 @@ static void usage(FILE *out, bool control)
                 "  --per-frame          print one row per frame too\n"
                 "  --max-sweeps N       cap on bone sweeps per frame (default 500); frames that\n"
                 "                       stop at it are counted in one warning per clip\n"
+                "  --max-newton-iterations N  cap on Newton iterations per frame (default 100;\n"
+                "                       they count against --max-sweeps too), warned the same way\n"
                 "  -h, --help           this help\n");
         return;
     }
@@ -39,6 +41,7 @@ static void usage(FILE *out, bool control)
             "                        [--fps F] [--mode free|rotation-only|both] [--max-constraints N]\n"
             "                        [--min-quality Q] -o OUT.glb [--report REPORT.json] [--per-frame]\n"
             "                        [--html REPORT.html] [--max-sweeps N] [--max-lm-iterations N]\n"
+            "                        [--max-newton-iterations N]\n"
             "                        [--carry deformation|closest] [--landmarks FILE.json|joints]\n"
             "                        [--max-rest-mismatch PCT] [--registration-iterations N]\n"
             "                        [--clip-suffix S] [--rename OLD=NEW]... [--no-attached]\n\n"
@@ -67,6 +70,8 @@ static void usage(FILE *out, bool control)
             "                       error plots, heat maps (docs/render.md)\n"
             "  --per-frame          print one row per frame too\n"
             "  --max-sweeps N       free solve: cap on bone sweeps per frame (default 500)\n"
+            "  --max-newton-iterations N  free solve: cap on Newton iterations per frame\n"
+            "                       (default 100; they count against --max-sweeps too)\n"
             "  --max-lm-iterations N  rotation-only: cap on Levenberg-Marquardt iterations\n"
             "                       per frame (default 100); frames that stop at a cap are\n"
             "                       counted in one warning per clip and run (docs/limits.md)\n"
@@ -237,7 +242,7 @@ int tr_command(int argc, char **argv, bool control_only)
             }
             opt.max_constraints = (size_t)n;
             ++i;
-        } else if (!strcmp(a, "--max-sweeps") ||
+        } else if (!strcmp(a, "--max-sweeps") || !strcmp(a, "--max-newton-iterations") ||
                    (!control_only && !strcmp(a, "--max-lm-iterations"))) {
             double n;
             if (!v || !cli_parse_double(v, &n) || n != floor(n) || n < 1 || n > 1e6) {
@@ -246,6 +251,8 @@ int tr_command(int argc, char **argv, bool control_only)
             }
             if (!strcmp(a, "--max-sweeps"))
                 opt.max_sweeps = (int)n;
+            else if (!strcmp(a, "--max-newton-iterations"))
+                opt.max_newton_iterations = (int)n;
             else
                 opt.max_lm_iterations = (int)n;
             ++i;
