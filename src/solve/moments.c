@@ -148,7 +148,9 @@ static void moments_block(const skf_solver *s, skfi_solve_ws *ws, const double *
     size_t j0, j1;
     block_range(s, blk, &j0, &j1);
     for (size_t j = j0; j < j1; ++j) {
-        const double *v = s->rest + 3 * j, *uj = target + 3 * j;
+        const double *v = s->rest + 3 * j;
+        const double uj[3] = {target[3 * j] - s->centre[0], target[3 * j + 1] - s->centre[1],
+                              target[3 * j + 2] - s->centre[2]};   /* centred like rest */
         const double cj = s->vweight ? s->vweight[j] : 1.0;
         U += cj * (uj[0] * uj[0] + uj[1] * uj[1] + uj[2] * uj[2]);
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
@@ -227,7 +229,8 @@ static void residual_block(const skf_solver *s, skfi_solve_ws *ws, const double 
     double sum = 0;
     for (size_t j = j0; j < j1; ++j) {
         const double *v = s->rest + 3 * j;
-        double d[3] = {-target[3 * j], -target[3 * j + 1], -target[3 * j + 2]};
+        double d[3] = {s->centre[0] - target[3 * j], s->centre[1] - target[3 * j + 1],
+                       s->centre[2] - target[3 * j + 2]};
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
             const double *Tb = T + 12 * (size_t)s->bone[p];
             double w = s->weight[p];
@@ -260,8 +263,10 @@ double skfi_solve_residual(const skf_solver *s, skfi_solve_ws *ws, const double 
 
 void skf_solver_skin(const skf_solver *s, const double *T, double *out)
 {
+    /* T is in the caller's coordinates, the rest centred: s = Σ w (R (v' + c) + t) */
     for (size_t j = 0; j < s->n; ++j) {
-        const double *v = s->rest + 3 * j;
+        const double *v0 = s->rest + 3 * j;
+        const double v[3] = {v0[0] + s->centre[0], v0[1] + s->centre[1], v0[2] + s->centre[2]};
         double d[3] = {0, 0, 0};
         for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
             const double *Tb = T + 12 * (size_t)s->bone[p];

@@ -312,7 +312,8 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     if (ok) {
         memcpy(r->parent, skel->parent, B * sizeof *r->parent);
         for (size_t i = 0; i < B; ++i) {
-            memcpy(r->b + 3 * i, skel->bind_to_world + 16 * i + 12, 3 * sizeof *r->b);
+            for (int k = 0; k < 3; ++k)   /* centred like the solver's rest */
+                r->b[3 * i + k] = skel->bind_to_world[16 * i + 12 + k] - solver->centre[k];
             r->root_slot[i] = r->parent[i] < 0 ? r->R++ : SIZE_MAX;
         }
         /* topological order by depth (stable) */
@@ -367,8 +368,11 @@ void skf_rotonly_free(skf_rotonly *r)
 
 void skf_rotonly_joint_positions(const skf_rotonly *r, const double *transforms, double *out)
 {
-    for (size_t i = 0; i < r->B; ++i)
-        skf_transform34_apply(transforms + 12 * i, r->b + 3 * i, out + 3 * i);
+    const double *c = r->s->centre;
+    for (size_t i = 0; i < r->B; ++i) {
+        double b[3] = {r->b[3 * i] + c[0], r->b[3 * i + 1] + c[1], r->b[3 * i + 2] + c[2]};
+        skf_transform34_apply(transforms + 12 * i, b, out + 3 * i);
+    }
 }
 
 /* State (Q, G, p, T) from a set of transforms: rotations (re-orthonormalised),
@@ -409,10 +413,14 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
 
     /* C_i, U of this frame: every later energy and derivative is a moment sum */
     skfi_solve_frame_moments(s, &r->ws, target, s->threads > 1);
-    /* start: free solution, or the previous result when that is lower */
-    state_from(r, free_transforms);
+    /* start: free solution, or the previous result when that is lower; in
+     * the solver's centred coordinates (Tc is free until the first step) */
+    memcpy(r->Tc, free_transforms, 12 * B * sizeof(double));
+    skfi_solve_to_centred(s, r->Tc, B, true);
+    state_from(r, r->Tc);
     double E = skfi_solve_energy(s, &r->ws, r->T);
     if (prev_valid) {
+        skfi_solve_to_centred(s, transforms, B, true);
         memcpy(r->Qc, r->Q, 9 * B * sizeof(double));
         memcpy(r->Gc, r->G, 9 * B * sizeof(double));
         memcpy(r->pc, r->p, 3 * B * sizeof(double));
@@ -516,6 +524,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         }
     }
     memcpy(transforms, r->T, 12 * B * sizeof(double));
+    skfi_solve_from_centred(s, transforms, B, true);
     st.residual = direct_residual(r, r->T, target);
     st.rms = sqrt(st.residual / (double)n);
     for (size_t i = 0; i < B; ++i) {

@@ -58,7 +58,11 @@ typedef struct skfi_solve_ws {
 
 struct skf_solver {
     size_t n, B;
-    double *rest;          /* [3N] */
+    double *rest;          /* [3N], centred: the caller's rest positions minus centre */
+    double centre[3];      /* the reference point c subtracted from rest and from every
+                              target inside the solver (rest bounding-box centre); transforms
+                              cross the API in the caller's coordinates (skfi_solve_to_centred,
+                              skfi_solve_from_centred) */
     size_t *offsets;       /* [N+1] canonical CSR (no zeros, no duplicates) */
     uint32_t *bone;
     double *weight;
@@ -123,5 +127,12 @@ skfi_newton_result skfi_solve_newton(const skf_solver *s, skfi_solve_ws *ws, dou
 /* newton: also the Newton buffers (when the solver uses Newton steps). */
 skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton);
 void skfi_solve_ws_release(skfi_solve_ws *ws);
+
+/* Transforms between the caller's coordinates and the solver's centred ones
+ * (c = s->centre): T' = [R | R c + t − c] and back, for B bones in place.
+ * massless: also bones with μ = 0, which the free solve never changes (false
+ * leaves them bit-for-bit as passed in; rotation-only needs every joint). */
+void skfi_solve_to_centred(const skf_solver *s, double *T, size_t B, bool massless);
+void skfi_solve_from_centred(const skf_solver *s, double *T, size_t B, bool massless);
 
 #endif

@@ -5,7 +5,7 @@
  * the bind-space positions mapped by A (so the inverse bind matrices carry
  * A's translation and scale, like a rig modelled far from the origin).
  * Cases: identity, mirrored (det A = -1), scaled x100, 2e4 units from the
- * origin, and all three at once. Control must give mean <= 1e-5 %, worst
+ * origin (wrapper and root joint), and all three at once. Control must give mean <= 1e-5 %, worst
  * <= 1e-4 % of the diagonal and quality >= 99.999 %, for the free solve. */
 #include "check.h"
 #include "skinfit/creature.h"
@@ -193,11 +193,11 @@ int main(void)
         {"mirrored root joint", -1, 1, 1, 0, true, true},
         {"scaled x100", 100, 100, 100, 0, false, true},
         {"scaled root joint x100", 100, 100, 100, 0, true, true},
-        /* Loads (was "matrix 0 is singular (det 1)"), solves; the figures are
-         * printed but zero is not asserted: the moment-form energy loses
-         * |x|^2 * eps to cancellation 2e4 from the origin (mean 6.8e-5 %,
-         * issue 17: centre the solve's coordinates). */
-        {"offset 2e4", 1, 1, 1, 2e4, false, false},
+        /* Loads (was "matrix 0 is singular (det 1)"); lands on zero since the
+         * solver centres its coordinates (was mean 6.8e-5 %, worst 8.9e-4 %:
+         * the moment-form energy lost |x|^2 * eps to cancellation) */
+        {"offset 2e4", 1, 1, 1, 2e4, false, true},
+        {"offset 2e4 in the root joint", 1, 1, 1, 2e4, true, true},
         {"mirrored, x100, offset 2e4", -100, 100, 100, 2e4, false, true},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
@@ -234,21 +234,27 @@ int main(void)
         skf_transfer_free(t);
         t = NULL;
         /* rotation-only onto the rig itself: a mirror (or scale) in the rest
-         * pose is kept, only rotations are solved (docs/transfer.md). Not for
-         * the offset cases: the same cancellation 2e4 from the origin
-         * (99.9975 % mirrored x100 at 2e4; open, see the offset case above). */
+         * pose is kept, only rotations are solved (docs/transfer.md). Printed
+         * but not asserted for the offset cases: 99.66 % at 2e4 and scale 1,
+         * 99.9975 % mirrored x100 at 2e4, the same before and after the solver
+         * centred its coordinates, while the control on the same inverse bind
+         * matrices lands at 2.6e-10 %: not the solver's cancellation; the
+         * suspect (not verified) is the float32 inverse bind matrices, whose
+         * translation 2e4 has an ulp of 2e-3, moving the bind joint positions
+         * rotation-only turns about off the node hierarchy's. */
         skf_transfer_options to = {.mode = SKF_TRANSFER_BOTH, .max_constraints = 400,
                                    .no_control = true};
-        bool rot = cases[c].exact && cases[c].tx == 0;
+        bool rot = cases[c].exact, rot_exact = cases[c].tx == 0;
         if (rot && !st &&
             skf_transfer_new(doc, doc, &to, &t, NULL, &err) == SKF_OK &&
             skf_transfer_run_clip(t, "Walk", &r, NULL, &err) == SKF_OK) {
             printf("%-28s rotation-only onto itself: quality %.9f %%  mean %.3e %%\n", cases[c].name,
                    100 * r.rotation_only.quality, r.rotation_only.mean_error_pct);
-            CHECK_MSG(100 * r.rotation_only.quality >= 99.999, "%s: rotation-only quality %g %%",
-                      cases[c].name, 100 * r.rotation_only.quality);
-            CHECK_MSG(r.rotation_only.mean_error_pct <= 1e-4, "%s: rotation-only mean %g %%",
-                      cases[c].name, r.rotation_only.mean_error_pct);
+            CHECK_MSG(!rot_exact || 100 * r.rotation_only.quality >= 99.999,
+                      "%s: rotation-only quality %g %%", cases[c].name,
+                      100 * r.rotation_only.quality);
+            CHECK_MSG(!rot_exact || r.rotation_only.mean_error_pct <= 1e-4,
+                      "%s: rotation-only mean %g %%", cases[c].name, r.rotation_only.mean_error_pct);
             skf_transfer_clip_release(&r);
         } else if (rot && !st) {
             CHECK_MSG(false, "%s: rotation-only: %s", cases[c].name, err.message);
