@@ -509,7 +509,9 @@ skf_status skfi_assimp_load_memory(const uint8_t *data, size_t size, const char 
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
     const struct aiScene *sc = aiImportFileFromMemoryWithProperties(
         (const char *)data, (unsigned)size,
-        aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure, dot ? dot + 1 : "",
+        aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType |
+            aiProcess_ValidateDataStructure,
+        dot ? dot + 1 : "",
         props);
     aiReleasePropertyStore(props);
     if (!sc)
