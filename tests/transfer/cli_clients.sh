@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Issue 13 defects 3, 4, 6 at the command line (each check failed before):
+# Issue 13 defects 1, 3, 4, 6 at the command line (each check failed before):
+#  1  a baked clip keys translation, rotation and scale of every joint of the
+#     skin (the creature's unweighted Root too), so it sets the whole pose in
+#     any player (tests/blender/ plays it in Blender after a random pose);
 #  3  --mode rotation-only reports exactly that mode (no free row, no "free" object);
 #  4  baked clips replacing the target's own clips of the same name are named in
 #     the output line; --clip-suffix S and --rename OLD=NEW keep both;
@@ -28,6 +31,20 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["clips"][0]; sys.exi
 "$bin" transfer "${T[@]}" --clip Walk -o r1.glb > r1.txt 2>&1 || bad "transfer: $(cat r1.txt)"
 grep -q "replace the target's own clip of the same name: Walk; keep both with --clip-suffix S or --rename OLD=NEW" r1.txt \
   && ok "output line names the replaced clip" || { bad "output line:"; grep wrote r1.txt; }
+# 1
+python3 - r1.glb <<'PY' && ok "baked Walk keys T, R and S of every joint of the skin" || bad "baked Walk leaves joints un-keyed"
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+doc = json.loads(data[20:20 + struct.unpack("<I", data[12:16])[0]])
+joints = set(doc["skins"][0]["joints"])
+walk = [a for a in doc["animations"] if a.get("name", "").split("|")[-1] == "Walk"]
+keyed = {(c["target"]["node"], c["target"]["path"]) for a in walk for c in a["channels"]}
+missing = sorted((doc["nodes"][j].get("name", j), p) for j in joints for p in ("translation", "rotation", "scale")
+                 if (j, p) not in keyed)
+print("  %d joints, %d of their %d channels keyed%s" % (len(joints), 3 * len(joints) - len(missing), 3 * len(joints),
+      "; missing: %s" % missing[:6] if missing else ""))
+sys.exit(1 if missing or len(walk) != 1 else 0)
+PY
 clips() { "$bin" info "$1" --json | python3 -c 'import json,sys; print(" ".join(sorted(c["name"] for c in json.load(sys.stdin)["clips"])))'; }
 [ "$(clips r1.glb)" = "Trot Walk" ] && ok "default: Walk replaced ($(clips r1.glb))" || bad "default clips: $(clips r1.glb)"
 "$bin" transfer "${T[@]}" --clip Walk --clip-suffix _aw -o r2.glb > r2.txt 2>&1 || bad "suffix: $(cat r2.txt)"
