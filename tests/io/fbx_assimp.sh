@@ -5,9 +5,9 @@
 #  - `skinfit bake` of every clip of each FBX agrees with what the FBX holds
 #    (Blender's evaluation of the exported scene) and with the bake of the
 #    original GLB, within 1e-4 of the diagonal at every vertex of every frame,
-#    on every clip Blender 3.4 imported faithfully (see below; vertex orders
-#    differ: FBX splits the mesh per material; nearest-vertex correspondence
-#    on frame 0, tests/blender/check.py "compare");
+#    on every clip of the six animals (vertex orders differ: FBX splits the
+#    mesh per material; nearest-vertex correspondence on frame 0, coincident
+#    vertices told apart by their motion, tests/blender/check.py "compare");
 #  - a transfer from Horse.fbx onto Horse's autoweights rig gives the quality
 #    of the same transfer from Horse.glb (within 1e-3 percentage points);
 #  - info / control / autoweights / decompose read the FBX; an .fbx output is
@@ -47,10 +47,11 @@ run_blender export.json
 #  B  Blender's evaluation vs skinfit's bake of the GLB: how faithfully
 #     Blender 3.4 imported the glTF (reported);
 #  G  skinfit's bake of the FBX vs skinfit's bake of the GLB.
-# R and G must be <= 1e-4 on every clip that Blender imported faithfully
-# (B <= 1e-5); on the others (10 of Alpaca's 13 clips, B 6e-5 .. 1.2e-3,
-# cause not found: no scale keys, no non-uniform rest scale) the FBX is
-# made from Blender's version of the clip, and the three are printed only.
+# R and G must be <= 1e-4 on every clip; B is printed (the FBX is made from
+# Blender's version of each clip, so a B above that would show in G too).
+# Alpaca's mesh has two seams whose coincident vertices carry different
+# skin weights; a correspondence on frame 0 alone paired them at random
+# and showed up to 1.2e-3 on 10 of its 13 clips (docs/fbx.md).
 jobs='['
 clips=0
 for a in "${list[@]}"; do
@@ -68,35 +69,27 @@ done
 echo "${jobs%,}]" > compare.json
 echo "comparing $clips clips"
 "$blender" -b --factory-startup --python "$src/tests/blender/check.py" -- compare.json > compare.json.log 2>&1
-python3 - compare.json.log <<'PY' || fail=1
+python3 - compare.json.log "$clips" <<'PY' || fail=1
 import re, sys
 rows = [l for l in open(sys.argv[1]) if l.startswith("measured:")]
 vals = [float(re.search(r"worst ([0-9.e+-]+) of the diagonal", l).group(1)) if "worst" in l else float("inf") for l in rows]
 bad = 0
-wR = wRf = wG = wGall = wB = 0.0
-faithful = 0
+wR = wG = wB = 0.0
 for k in range(0, len(vals) - 2, 3):
     r, b, g = vals[k:k + 3]
     name = re.search(r"/(\w+)_fbx_(\d+)\.pc2", rows[k]).group(0).lstrip("/")
-    wR, wB, wGall = max(wR, r), max(wB, b), max(wGall, g)
+    wR, wB, wG = max(wR, r), max(wB, b), max(wG, g)
     line = "%-22s R (reader) %.2e   B (Blender's glTF import) %.2e   G (FBX vs GLB) %.2e" % (name, r, b, g)
-    if b <= 1e-5:
-        faithful += 1
-        wG, wRf = max(wG, g), max(wRf, r)
-        if r > 1e-4:
+    for what, v in (("R", r), ("G", g)):
+        if not v <= 1e-4:
             bad += 1
-            line += "   FAIL (R > 1e-4)"
-        if g > 1e-4:
-            bad += 1
-            line += "   FAIL (G > 1e-4)"
-    else:
-        line += "   not asserted: Blender's own glTF import deviates (B > 1e-5)"
+            line += "   FAIL (%s > 1e-4)" % what
     print(line)
 n = len(vals) // 3
-print("%s %d clips, %d imported faithfully by Blender (B <= 1e-5): on those, reader (R) worst %.2e and FBX vs GLB (G) "
-      "worst %.2e (tolerance 1e-4); over all clips R %.2e, G %.2e, Blender's own glTF import (B) up to %.2e"
-      % ("ok  " if not bad and faithful else "FAIL", n, faithful, wRf, wG, wR, wGall, wB))
-sys.exit(1 if bad or not faithful else 0)
+ok = not bad and n > 0 and len(vals) == 3 * n and n == int(sys.argv[2])
+print("%s %d of %s clips compared: reader (R) worst %.2e, FBX vs GLB (G) worst %.2e of the diagonal (tolerance 1e-4 on every clip); "
+      "Blender's own glTF import (B) up to %.2e" % ("ok  " if ok else "FAIL", n, sys.argv[2], wR, wG, wB))
+sys.exit(0 if ok else 1)
 PY
 
 # a transfer from the FBX source has the quality of the one from the GLB
