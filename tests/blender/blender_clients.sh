@@ -101,7 +101,7 @@ for pair in creature_tr:creature_blender horse_tr:horse_blender; do
     # Blender samples at its scene rate (24 fps): bake both at the original's times
     fps=$(sed -n 's/.* frames at \([0-9.e+-]*\) fps.*/\1/p' log.txt)
     if "$bin" bake "$b.glb" --clip "$short" --fps "$fps" -o "${b}_re_$i.pc2" > log.txt 2>&1; then
-      jobs2+=$(printf '{"kind":"compare","a":"%s","b":"%s","tol":1e-4},' "$PWD/${a}_re_$i.pc2" "$PWD/${b}_re_$i.pc2")
+      jobs2+=$(printf '{"kind":"compare","a":"%s","b":"%s","tol":1e-4,"pair":"%s"},' "$PWD/${a}_re_$i.pc2" "$PWD/${b}_re_$i.pc2" "$a")
     else
       echo "FAIL: skinfit bake $b.glb --clip $short: $(cat log.txt)"; fail=1
     fi

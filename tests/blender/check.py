@@ -28,10 +28,12 @@
 #     glTF exporter (every action, as NLA tracks).
 #  {"kind": "fbx", "glb": F, "out": G}      import F, export G with Blender's
 #     FBX exporter (every action, baked).
-#  {"kind": "compare", "a": P, "b": Q, "tol"} two PC2 files of one clip whose
-#     vertex orders differ: nearest-vertex correspondence on frame 0 (vertices
-#     that coincide there told apart by their positions over all frames),
-#     then the largest deviation over all frames.
+#  {"kind": "compare", "a": P, "b": Q, "tol", "pair"} two PC2 files of one
+#     clip whose vertex orders differ: nearest-vertex correspondence on frame 0
+#     (vertices that coincide there told apart by their positions over all
+#     frames), then the largest deviation over all frames. Jobs with the same
+#     "pair" (optional: the same two vertex orders, other clips) share the
+#     nearest-vertex search of the first one.
 import json
 import math
 import random
@@ -97,37 +99,48 @@ def world_gltf(objs, convert=True):
     return numpy.concatenate(out)
 
 
-def correspondence(ref, pts):
+_candidates = {}
+
+
+def correspondence(ref, pts, key=None):
     """For each vertex of pts, the index of the same vertex in ref; ref and
     pts are lists of frames (arrays [N, 3] and [M, 3]) of the same times.
     The nearest vertex on the first frame, except where several vertices of
     ref coincide there (a seam whose sides carry different skin weights:
     Alpaca has two such pairs): then the one whose positions over all the
-    frames given are nearest. Returns (indices, how many vertices were told
-    apart by their motion)."""
+    frames given are nearest. Calls with the same key (two files whose
+    vertex orders stay the same from clip to clip) reuse the candidates of
+    the first call and only tell coincident ones apart again by the frames
+    they are given. Returns (indices, how many vertices were told apart by
+    their motion)."""
     ref = numpy.stack(ref)
     pts = numpy.stack(pts)
-    first = ref[0]
-    diag = diagonal(first)
-    kd = KDTree(len(first))
-    for i, p in enumerate(first):
-        kd.insert(p, i)
-    kd.balance()
-    idx = numpy.empty(len(pts[0]), dtype=numpy.int64)
+    diag = diagonal(ref[0])
+    cached = _candidates.get(key) if key is not None else None
+    if cached is None or cached[0] != (ref.shape[1], pts.shape[1]):
+        kd = KDTree(len(ref[0]))
+        for i, p in enumerate(ref[0]):
+            kd.insert(p, i)
+        kd.balance()
+        cands = []
+        for p in pts[0]:
+            near = kd.find_n(p, 8)
+            # vertices of ref that coincide on the first frame (within 1e-6
+            # of the diagonal of the nearest one)
+            cands.append([n[1] for n in near if n[2] <= near[0][2] + 1e-6 * diag])
+        cached = ((ref.shape[1], pts.shape[1]), cands)
+        if key is not None:
+            _candidates[key] = cached
+    cands = cached[1]
+    idx = numpy.array([c[0] for c in cands], dtype=numpy.int64)
     ties = 0
-    for i, p in enumerate(pts[0]):
-        near = kd.find_n(p, 8)
-        # vertices of ref that coincide on the first frame (within 1e-6 of
-        # the diagonal of the nearest one)
-        cand = [n[1] for n in near if n[2] <= near[0][2] + 1e-6 * diag]
+    for i, cand in enumerate(cands):
         if len(cand) > 1 and len(ref) > 1:
             cost = ((ref[1:, cand, :] - pts[1:, i, None, :]) ** 2).sum(axis=(0, 2))
-            best = cand[int(numpy.argmin(cost))]
+            best = int(numpy.argmin(cost))
             # counted when the motion really tells them apart (not float noise)
-            ties += bool(cost[cand.index(best)] < cost[0] - len(ref) * (1e-6 * diag) ** 2)
-            idx[i] = best
-        else:
-            idx[i] = near[0][1]
+            ties += bool(cost[best] < cost[0] - len(ref) * (1e-6 * diag) ** 2)
+            idx[i] = cand[best]
     return idx, ties
 
 
@@ -405,7 +418,7 @@ def job_compare(job, rng):
         print("measured: %s has %d frames, %s %d FAIL" % (job["a"], len(a), job["b"], len(b)))
         return False
     diag = diagonal(a[0])
-    mapping, ties = correspondence(list(a), list(b))
+    mapping, ties = correspondence(list(a), list(b), job.get("pair"))
     worst = max(float(numpy.linalg.norm(b[k] - a[k][mapping], axis=1).max()) for k in range(len(a))) / diag
     tol = job.get("tol")
     ok = tol is None or worst <= tol

@@ -61,8 +61,10 @@ for a in "${list[@]}"; do
     "$bin" bake "$animals/$a.glb" --clip "$name" --fps "$fps" -o "${a}_glb_$i.pc2" > log.txt 2>&1 || { bad "bake $a.glb $name: $(cat log.txt)"; continue; }
     "$bin" bake "$a.fbx" --clip "$short" --fps "$fps" -o "${a}_fbx_$i.pc2" > log.txt 2>&1 || { bad "bake $a.fbx --clip $short: $(cat log.txt)"; continue; }
     g=$PWD/${a}_glb_$i.pc2 f=$PWD/${a}_fbx_$i.pc2
-    jobs+=$(printf '{"kind":"compare","a":"%s","b":"%s","tol":1e-4},{"kind":"compare","a":"%s","b":"%s","tol":null},{"kind":"compare","a":"%s","b":"%s","tol":null},' \
-      "$bpc2" "$f" "$g" "$bpc2" "$g" "$f")
+    # the vertex orders of each pair of files are the same in every clip of
+    # an animal, so the nearest-vertex search is shared ("pair")
+    jobs+=$(printf '{"kind":"compare","a":"%s","b":"%s","tol":1e-4,"pair":"%s:R"},{"kind":"compare","a":"%s","b":"%s","tol":null,"pair":"%s:B"},{"kind":"compare","a":"%s","b":"%s","tol":null,"pair":"%s:G"},' \
+      "$bpc2" "$f" "$a" "$g" "$bpc2" "$a" "$g" "$f" "$a")
     clips=$((clips + 1))
   done < <(python3 -c 'import json,sys; [print("%d\t%s\t%s\t%g" % (i, c["clip"], c["pc2"], c["fps"])) for i, c in enumerate(json.load(open(sys.argv[1])))]' "$PWD/$a.fbx.clips.json")
 done
