@@ -43,28 +43,24 @@ def mat(rz_deg, tx, ty, tz):         # T(t) Rz(a) in glTF axes -> file axes, row
         m = mul(mul(P, m), Pi)
     return " ".join("%.9g" % v for row in m for v in row)
 pos = [vec(1, 0, 0), vec(0, 2, 0), vec(1, 2, 0), vec(1, 1, 0)]
-positions = " ".join("%.9g" % c for p in pos for c in p)
-tag_positions = " ".join("%.9g" % c for p in (vec(0, 3, 0), vec(1, 3, 0), vec(0, 4, 0)) for c in p)
+tag = [vec(0, 3, 0), vec(1, 3, 0), vec(0, 4, 0)]
+def geometry(name, points, triangles):
+    """a <geometry> of positions only, triangles as an index list"""
+    text = " ".join("%.9g" % c for p in points for c in p)
+    return f"""    <geometry id="{name}-mesh" name="{name}"><mesh>
+      <source id="{name}-pos"><float_array id="{name}-pos-array" count="{3 * len(points)}">{text}</float_array>
+        <technique_common><accessor source="#{name}-pos-array" count="{len(points)}" stride="3">
+          <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+        </accessor></technique_common></source>
+      <vertices id="{name}-vtx"><input semantic="POSITION" source="#{name}-pos"/></vertices>
+      <triangles count="{len(triangles.split()) // 3}"><input semantic="VERTEX" source="#{name}-vtx" offset="0"/><p>{triangles}</p></triangles>
+    </mesh></geometry>"""
 doc = f"""<?xml version="1.0" encoding="utf-8"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
   <asset><unit name="unit" meter="{metre}"/><up_axis>{up}</up_axis></asset>
   <library_geometries>
-    <geometry id="strip-mesh" name="strip"><mesh>
-      <source id="strip-pos"><float_array id="strip-pos-array" count="12">{positions}</float_array>
-        <technique_common><accessor source="#strip-pos-array" count="4" stride="3">
-          <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
-        </accessor></technique_common></source>
-      <vertices id="strip-vtx"><input semantic="POSITION" source="#strip-pos"/></vertices>
-      <triangles count="2"><input semantic="VERTEX" source="#strip-vtx" offset="0"/><p>0 3 1 1 3 2</p></triangles>
-    </mesh></geometry>
-    <geometry id="tag-mesh" name="tag"><mesh>
-      <source id="tag-pos"><float_array id="tag-pos-array" count="9">{tag_positions}</float_array>
-        <technique_common><accessor source="#tag-pos-array" count="3" stride="3">
-          <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
-        </accessor></technique_common></source>
-      <vertices id="tag-vtx"><input semantic="POSITION" source="#tag-pos"/></vertices>
-      <triangles count="1"><input semantic="VERTEX" source="#tag-vtx" offset="0"/><p>0 1 2</p></triangles>
-    </mesh></geometry>
+{geometry("strip", pos, "0 3 1 1 3 2")}
+{geometry("tag", tag, "0 1 2")}
   </library_geometries>
   <library_controllers>
     <controller id="strip-skin"><skin source="#strip-mesh">
