@@ -28,6 +28,12 @@ skf_status skfi_solve_moments(skf_solver *s, skf_error *err)
     skf_free(s->pair_M);
     skf_free(s->self_pair);
     skf_free(s->mu);
+    skf_free(s->bm_off);
+    skf_free(s->bm_vert);
+    skf_free(s->bm_weight);
+    s->bm_off = NULL;
+    s->bm_vert = NULL;
+    s->bm_weight = NULL;
     s->nb_off = NULL;
     s->nb_bone = NULL;
     s->nb_pair = NULL;
@@ -128,6 +134,30 @@ skf_status skfi_solve_moments(skf_solver *s, skf_error *err)
     skf_free(tab);
     for (size_t b = 0; b < B; ++b)
         s->mu[b] = s->pair_M[16 * s->self_pair[b] + 15];
+
+    /* Bone-major lists per vertex block (counting sort, vertices ascending). */
+    const size_t nnz = s->offsets[n], nbk = s->blocks * B;
+    s->bm_off = skf_calloc(nbk + 1, sizeof *s->bm_off);
+    s->bm_vert = skf_malloc_array(nnz ? nnz : 1, sizeof *s->bm_vert);
+    s->bm_weight = skf_malloc_array(nnz ? nnz : 1, sizeof *s->bm_weight);
+    if (!s->bm_off || !s->bm_vert || !s->bm_weight)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu weights)", nnz);
+    for (size_t j = 0; j < n; ++j)
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p)
+            s->bm_off[(j / SKF_SOLVE_BLOCK) * B + s->bone[p] + 1]++;
+    for (size_t e = 0; e < nbk; ++e)
+        s->bm_off[e + 1] += s->bm_off[e];
+    size_t *at = skf_malloc_array(nbk ? nbk : 1, sizeof *at);
+    if (!at)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: moments: out of memory (%zu weights)", nnz);
+    memcpy(at, s->bm_off, nbk * sizeof *at);
+    for (size_t j = 0; j < n; ++j)
+        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
+            size_t e = at[(j / SKF_SOLVE_BLOCK) * B + s->bone[p]]++;
+            s->bm_vert[e] = (uint32_t)(j % SKF_SOLVE_BLOCK);
+            s->bm_weight[e] = (s->vweight ? s->vweight[j] : 1.0) * s->weight[p]; /* c_j w_ij */
+        }
+    skf_free(at);
     return SKF_OK;
 }
 
@@ -141,28 +171,39 @@ static void block_range(const skf_solver *s, size_t blk, size_t *j0, size_t *j1)
 
 static void moments_block(const skf_solver *s, skfi_solve_ws *ws, const double *target, size_t blk)
 {
-    const size_t B12 = s->B * 12;
-    double *C = ws->Cblk + blk * B12;
-    memset(C, 0, B12 * sizeof *C);
+    const size_t B = s->B;
+    double *C = ws->Cblk + blk * B * 12;
     double U = 0;
     size_t j0, j1;
     block_range(s, blk, &j0, &j1);
     for (size_t j = j0; j < j1; ++j) {
-        const double *v = s->rest + 3 * j;
         const double uj[3] = {target[3 * j] - s->centre[0], target[3 * j + 1] - s->centre[1],
                               target[3 * j + 2] - s->centre[2]};   /* centred like rest */
         const double cj = s->vweight ? s->vweight[j] : 1.0;
         U += cj * (uj[0] * uj[0] + uj[1] * uj[1] + uj[2] * uj[2]);
-        for (size_t p = s->offsets[j]; p < s->offsets[j + 1]; ++p) {
-            double w = cj * s->weight[p];
-            double wu[3] = {w * uj[0], w * uj[1], w * uj[2]};
-            double *Ci = C + 12 * (size_t)s->bone[p];
-            for (int c = 0; c < 3; ++c)
-                for (int r = 0; r < 3; ++r)
-                    Ci[c * 3 + r] += wu[r] * v[c];
-            for (int r = 0; r < 3; ++r)
-                Ci[9 + r] += wu[r];
+    }
+    /* Bone by bone, with the 12 sums in registers; each sum runs over the
+     * block's vertices in ascending order with the same products as a
+     * vertex-major scatter, so C is bit-identical to that. */
+    const size_t *off = s->bm_off + blk * B;
+    for (size_t b = 0; b < B; ++b) {
+        double c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0, c7 = 0, c8 = 0, c9 = 0,
+               c10 = 0, c11 = 0;
+        for (size_t e = off[b]; e < off[b + 1]; ++e) {
+            size_t j = j0 + s->bm_vert[e];
+            const double *v = s->rest + 3 * j, *t = target + 3 * j;
+            double w = s->bm_weight[e];
+            double wu0 = w * (t[0] - s->centre[0]), wu1 = w * (t[1] - s->centre[1]),
+                   wu2 = w * (t[2] - s->centre[2]); /* centred like rest */
+            double v0 = v[0], v1 = v[1], v2 = v[2];
+            c0 += wu0 * v0, c1 += wu1 * v0, c2 += wu2 * v0;
+            c3 += wu0 * v1, c4 += wu1 * v1, c5 += wu2 * v1;
+            c6 += wu0 * v2, c7 += wu1 * v2, c8 += wu2 * v2;
+            c9 += wu0, c10 += wu1, c11 += wu2;
         }
+        double *Ci = C + 12 * b;
+        Ci[0] = c0, Ci[1] = c1, Ci[2] = c2, Ci[3] = c3, Ci[4] = c4, Ci[5] = c5;
+        Ci[6] = c6, Ci[7] = c7, Ci[8] = c8, Ci[9] = c9, Ci[10] = c10, Ci[11] = c11;
     }
     ws->sblk[blk] = U;
 }

@@ -81,6 +81,13 @@ struct skf_solver {
     double *pair_M;        /* [pair_count*16] */
     size_t *self_pair;     /* [B] */
     double *mu;            /* [B] Σ_j c_j w_ij² */
+    /* the same weights (times c_j) bone-major within each vertex block, for the per-frame
+     * pass (moments.c): the entries of bone b in block blk are
+     * bm_vert/bm_weight[bm_off[blk*B + b] .. bm_off[blk*B + b + 1]-1] (vertex
+     * index within the block), vertices ascending (so each C_i is summed in the vertex-major pass's order) */
+    size_t *bm_off;        /* [blocks*B + 1] */
+    uint32_t *bm_vert;
+    double *bm_weight;
 
     /* affine start (affine_init.c): Cholesky factor (lower, column-major)
      * of the 4B×4B block matrix [M_ik] + ridge. */

@@ -287,6 +287,9 @@ void skf_solver_free(skf_solver *s)
     skf_free(s->pair_M);
     skf_free(s->self_pair);
     skf_free(s->mu);
+    skf_free(s->bm_off);
+    skf_free(s->bm_vert);
+    skf_free(s->bm_weight);
     skf_free(s->chol);
     skf_free(s->nt_act);
     skf_free(s->nt_first);
