@@ -44,6 +44,7 @@
  * construction.
  */
 #include "decompose_internal.h"
+#include "skinfit/math.h"
 #include "skinfit/solve.h"
 
 #include <float.h>
@@ -51,9 +52,17 @@
 #include <omp.h>
 #include <string.h>
 
+/* eigenvalue ratio below which a direction of the joint problem counts as
+ * undetermined by the motion (relative rotation about it below 10 % of the
+ * dominant one) */
+#define JOINT_WEAK 1e-2
+/* a bone with less weight than this (Σ_j w_ij, in vertices) gets its joints
+ * at the shared centroid: a rigid motion needs three points */
+#define JOINT_MIN_MASS 3.0
+
 /* Joint of bones a, b: p out, returns the RMS relative displacement. */
 static double pair_joint(const skfi_decompose_ctx *c, const skf_decomposition *d, size_t a, size_t b,
-                         const double m[3], double p[3])
+                         const double m[3], bool light, double p[3])
 {
     size_t F = c->F, B = d->bone_count;
     double A[9] = {0}, g[3] = {0}, ee = 0;
@@ -111,6 +120,36 @@ static double pair_joint(const skfi_decompose_ctx *c, const skf_decomposition *d
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k)
             E += p[i] * A[i * 3 + k] * p[k];
+    /* The coupling r is the regularised minimum above; the joint itself is
+     * the truncated solution: */
+    /* Truncated least squares about m: p = m + Σ_k v_k (v_kᵀ(−g − A m)) / λ_k over
+     * the eigenpairs (λ_k, v_k) of A with λ_k > JOINT_WEAK · λ_max; along the
+     * other directions (a hinge's axis: relative rotation about it below
+     * sqrt(JOINT_WEAK) of the dominant one) the motion does not fix the joint,
+     * and p keeps m's coordinate. */
+    double A4[16] = {0}, ev[4], V[16];
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k)
+            A4[i * 4 + k] = A[i * 3 + k];
+    skf_sym4_eigen(A4, ev, V);
+    double lmax = 0;
+    for (int k = 0; k < 4; ++k)
+        if (fabs(V[12 + k]) < 0.5 && ev[k] > lmax)
+            lmax = ev[k];
+    for (int i = 0; i < 3; ++i) {
+        rhs[i] = -g[i];
+        for (int k = 0; k < 3; ++k)
+            rhs[i] -= A[i * 3 + k] * m[k];
+        p[i] = m[i];
+    }
+    for (int k = 0; k < 4; ++k) {
+        if (light || fabs(V[12 + k]) >= 0.5 || !(ev[k] > JOINT_WEAK * lmax) ||
+            !(ev[k] > 1e-12 * (double)F))
+            continue;
+        double t = (V[k] * rhs[0] + V[4 + k] * rhs[1] + V[8 + k] * rhs[2]) / ev[k];
+        for (int i = 0; i < 3; ++i)
+            p[i] += t * V[i * 4 + k];
+    }
     return sqrt(fmax(E, 0) / (double)F);
 }
 
@@ -223,7 +262,10 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
                 m[q] = s > 0 ? Mc[(a * B + bb) * 3 + (size_t)q] / s
                              : 0.5 * (d->joint_rest[3 * a + (size_t)q] +
                                       d->joint_rest[3 * bb + (size_t)q]);
-            double r = pair_joint(c, d, a, bb, m, jp + (a * B + bb) * 3);
+            /* a bone carrying less than JOINT_MIN_MASS vertices' worth of weight
+             * has a poorly determined motion: its joints sit at m */
+            bool light = fmin(mass[a], mass[bb]) < JOINT_MIN_MASS;
+            double r = pair_joint(c, d, a, bb, m, light, jp + (a * B + bb) * 3);
             /* coupling: the fraction of the lighter bone's weight that the
              * pair shares; a loose coupling makes the edge expensive even
              * where the two motions happen to agree (left and right legs

@@ -11,6 +11,7 @@
 #include "skinfit/gltf.h"
 #include "skinfit/rig.h"
 #include "skinfit/meshseq.h"
+#include "skinfit/math.h"
 
 #include <stdint.h>
 
@@ -109,9 +110,51 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames)
                 worst_joint = e;
             if (nj < 64)
                 jerr[nj++] = e / diag;
-            if (e > 0.02 * diag)
-                printf("  joint %s-%s: %.4f (%.2f %% of diagonal)\n", skf_creature_joint_name(p),
-                       skf_creature_joint_name(a), e, 100 * e / diag);
+            if (e > 0.02 * diag) {
+                /* how well the motion determines the joint: A = Σ_f D_fᵀD_f, D_f = R_fi − R_fq
+                 * (sqrt of its eigenvalues / F ≈ RMS relative rotation in radians about
+                 * the principal axes) and the RMS relative displacement at the true joint */
+                size_t q = (size_t)d->parent[i], F = d->frame_count;
+                double A[16] = {0}, disp = 0;
+                A[15] = 1;
+                for (size_t f = 0; f < F; ++f) {
+                    const double *Ti = d->transforms + (f * B + i) * 12,
+                                 *Tq = d->transforms + (f * B + q) * 12;
+                    double D[9], dd[3];
+                    for (int k = 0; k < 9; ++k)
+                        D[k] = Ti[k] - Tq[k];
+                    for (int x = 0; x < 3; ++x)
+                        for (int y = 0; y < 3; ++y)
+                            for (int r = 0; r < 3; ++r)
+                                A[x * 4 + y] += D[x * 3 + r] * D[y * 3 + r];
+                    for (int r = 0; r < 3; ++r)
+                        dd[r] = D[r] * tp[0] + D[3 + r] * tp[1] + D[6 + r] * tp[2] + Ti[9 + r] -
+                                Tq[9 + r];
+                    disp += dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2];
+                }
+                double ev[4], V[16];
+                skf_sym4_eigen(A, ev, V);
+                double deg[3];
+                size_t nd = 0;
+                for (int k = 0; k < 4; ++k)
+                    if (fabs(ev[k] - 1) > 1e-300 && nd < 3)
+                        deg[nd++] = sqrt(fmax(ev[k], 0) / (double)F) * 180 / M_PI;
+                int ax = -1;
+                for (int k = 0; k < 4; ++k)
+                    if (fabs(V[12 + k]) < 0.5 && (ax < 0 || ev[k] < ev[ax]))
+                        ax = k;
+                double along = 0;
+                for (int r = 0; r < 3; ++r)
+                    along += (bj[r] - tp[r]) * V[r * 4 + ax];
+                printf("  joint %s-%s: %.4f (%.2f %% of diagonal); relative rotation %.1f %.1f %.1f "
+                       "deg RMS about the principal axes; at the true joint the two bones' copies "
+                       "are %.2f %% of the diagonal apart; %.2f %% of the error along the weakest "
+                       "axis (%.2f %.2f %.2f); found %.3f %.3f %.3f, true %.3f %.3f %.3f\n",
+                       skf_creature_joint_name(p), skf_creature_joint_name(a), e, 100 * e / diag,
+                       nd > 0 ? deg[0] : 0, nd > 1 ? deg[1] : 0, nd > 2 ? deg[2] : 0,
+                       100 * sqrt(disp / (double)F) / diag, 100 * fabs(along) / diag, V[ax], V[4 + ax], V[8 + ax],
+                       bj[0], bj[1], bj[2], tp[0], tp[1], tp[2]);
+            }
         } else {
             /* merge: a and p two steps apart through a true joint no recovered bone maps to */
             int ga = true_parent(a), gp = true_parent(p);
@@ -145,12 +188,14 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames)
     /* What the implementation reaches (docs/decompose.md, "Skeleton"): most
      * edges match the true tree, at most 2 do not (bones SSDR placed across
      * a true joint); the median joint lies within 2 % of the diagonal and at
-     * least two thirds of the matched joints do. Not yet the issue's "every
-     * joint within 2 %". */
+     * least four fifths of the matched joints do (Walk 16 of 19, Trot 13 of
+     * 14; before hinge axes took the shared centroid's coordinate, Walk had
+     * 14 of 19). Not yet the issue's "every joint within 2 %": the misses are
+     * torso joints between recovered bones that are not the true bones. */
     CHECK(wrong <= 2);
     CHECK(exact >= B / 2);
     CHECK(nj > 0 && jerr[nj / 2] <= 0.02);
-    CHECK(3 * within >= 2 * nj);
+    CHECK(5 * within >= 4 * nj);
     /* bone lengths constant over the clip: p_i = T_fi b_i */
     double worst_len = 0;
     for (size_t i = 0; i < B; ++i) {
