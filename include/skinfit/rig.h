@@ -144,6 +144,17 @@ skf_status skf_rig_from_gltf(const skf_gltf *doc, int skin, const skf_rig_option
                              skf_rig **out, skf_warnings *warnings, skf_error *err);
 void skf_rig_free(skf_rig *rig);
 
+/* Pivots of the skeleton (src/rig/skeleton.c; the other-shape transfer's
+ * skf_dt_options): every joint that carries weight and has a weighted
+ * ancestor, at its bind position (the origin of joint space, taken through
+ * mesh_to_world into world; NULL: mesh space), paired with that nearest
+ * weighted ancestor. points: room for [joint_count*3], bones for
+ * [joint_count*2] (joint, ancestor); returns the pivot count. */
+size_t skf_rig_joint_pivots(const skf_rig *rig, const double mesh_to_world[16], double *points, uint32_t *bones);
+/* out[v] [vertex_count]: vertex v's weight on root joints (weighted joints
+ * without a weighted ancestor), in [0, 1] for normalised weights. */
+void skf_rig_root_weights(const skf_rig *rig, double *out);
+
 /* Weld coincident vertices: two vertices merge when their positions, their
  * weight rows (joints and weights) and their morph deltas are all exactly
  * equal. Welded vertex i is the i-th distinct vertex in raw order. Triangles

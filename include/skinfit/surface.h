@@ -50,6 +50,14 @@ typedef struct skf_surface_point {
  * towards the lower triangle index, so results are deterministic. Thread-safe
  * (the BVH is read-only). */
 void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *out);
+/* The same result, starting from triangle hint (a previous answer for a
+ * nearby point; UINT32_MAX or out of range: none) as the bound to beat —
+ * fewer nodes visited when the hint is close. */
+void skf_bvh_closest_hint(const skf_bvh *bvh, const double p[3], uint32_t hint, skf_surface_point *out);
+/* New positions for the same vertices and triangles: the boxes are refitted
+ * bottom-up, the tree kept (O(T); queries stay exact, a tree refitted after
+ * a large deformation is only slower). positions: [vertex_count*3], copied. */
+void skf_bvh_refit(skf_bvh *bvh, const double *positions);
 
 /* Area-weighted surface statistics: total area, centroid, and the 3x3 second
  * moment about the centroid (column-major, per unit area). Invariant to
@@ -228,6 +236,25 @@ typedef struct skf_dt_options {
      * closest-point anchor is trustworthy whatever the proportions (the
      * transfer: the weight on the skeleton's root joints). Copied. */
     const double *anchor_weight;
+    /* The target's skinning subspace (optional; used when bone_count > 0
+     * and the three arrays are set): the target positions are restricted to
+     * x_v = Σ_b w_vb M_b [r_v; 1], one affine M_b (3×4, target space) per
+     * bone, and the least squares is solved for the M_b — 12 unknowns per
+     * bone, a dense Cholesky factored once (docs/transfer.md "Skinning
+     * subspace"). Separate pieces are then held together by the bones they
+     * share (no glue edges); mesh edges are weighted by how rigidly their
+     * vertices follow one bone. Copied. */
+    size_t bone_count;
+    const size_t *weight_offsets;  /* [target_vertex_count+1] CSR rows */
+    const uint32_t *weight_bones;  /* [weight_offsets[N]], each < bone_count */
+    const double *weights;         /* [weight_offsets[N]] */
+    /* Pivots of the subspace (optional): point p (target space) is moved
+     * alike by bones pivot_bones[2p] and pivot_bones[2p+1] — the transfer
+     * passes each weighted joint with its nearest weighted ancestor, so the
+     * skeleton stays connected. Copied. */
+    size_t pivot_count;
+    const double *pivots;          /* [pivot_count*3] */
+    const uint32_t *pivot_bones;   /* [pivot_count*2] */
 } skf_dt_options;
 
 typedef struct skf_deformation_transfer skf_deformation_transfer;
@@ -237,10 +264,12 @@ typedef struct skf_deformation_transfer skf_deformation_transfer;
  * (reg->deformed picks each target triangle's source triangle; triangles with
  * an unmatched vertex take no gradient of their own); target_to_source: the
  * similarity of the alignment (its linear part takes gradients between the
- * spaces). Separate pieces of the target are glued (edges between vertices
- * of different pieces closer than 2 mean edge lengths). Errors:
- * SKF_ERR_ARGUMENT (registration of another size), SKF_ERR_NUMERIC, NOMEM.
- * The caller's arrays may be freed afterwards. */
+ * spaces). Without the skinning subspace, separate pieces of the target are
+ * glued (edges between vertices of different pieces closer than 2 mean edge
+ * lengths) and the N×N system is factored by CHOLMOD. Errors:
+ * SKF_ERR_ARGUMENT (registration of another size, a weight's bone or a
+ * pivot's bone out of range), SKF_ERR_NUMERIC, NOMEM. The caller's arrays
+ * may be freed afterwards. */
 skf_status skf_deformation_transfer_new(const double *source_rest, size_t source_vertex_count,
                                         const uint32_t *source_triangles, size_t source_triangle_count,
                                         const double *target_rest, size_t target_vertex_count,

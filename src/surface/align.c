@@ -22,6 +22,8 @@
 #include "skinfit/surface.h"
 #include "skinfit/math.h"
 
+#include "surface_internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -38,19 +40,6 @@ static double bbox_diagonal(const double *p, size_t n)
         return 0;
     double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
     return skf_norm3(d);
-}
-
-/* Deterministic stride sample of vertex indices, at most want. */
-static size_t stride_sample(size_t n, size_t want, uint32_t *out)
-{
-    if (want >= n) {
-        for (size_t i = 0; i < n; ++i)
-            out[i] = (uint32_t)i;
-        return n;
-    }
-    for (size_t k = 0; k < want; ++k)
-        out[k] = (uint32_t)((k * n) / want);
-    return want;
 }
 
 /* Similarity x → s R x + t as a matrix. */
@@ -237,8 +226,8 @@ skf_status skf_align_surfaces(const double *source_positions, size_t source_vert
         st = skf_fail(err, SKF_ERR_NOMEM, "align: samples: out of memory");
         goto done;
     }
-    c.nts = stride_sample(target_vertex_count, nsample, c.ts);
-    c.nss = stride_sample(source_vertex_count, nsample, c.ss);
+    c.nts = skfi_stride_sample(target_vertex_count, nsample, c.ts);
+    c.nss = skfi_stride_sample(source_vertex_count, nsample, c.ss);
     size_t np;
 
     /* 1. identity */

@@ -34,6 +34,7 @@ struct skf_bvh {
     uint32_t *triangles;    /* [triangle_count*3] */
     size_t vertex_count, triangle_count;
     uint32_t *tri_order;    /* permutation of triangles, leaves index ranges */
+    double *tri_box;        /* [triangle_count*6] lo, hi of triangle tri_order[i] (leaf order) */
     bvh_node *nodes;
     size_t node_count;
 };
@@ -45,6 +46,7 @@ void skf_bvh_free(skf_bvh *bvh)
     skf_free(bvh->positions);
     skf_free(bvh->triangles);
     skf_free(bvh->tri_order);
+    skf_free(bvh->tri_box);
     skf_free(bvh->nodes);
     skf_free(bvh);
 }
@@ -52,7 +54,19 @@ void skf_bvh_free(skf_bvh *bvh)
 typedef struct build_ctx {
     skf_bvh *bvh;
     double *centroid;  /* [T*3] */
+    double *bounds;    /* [T*6] lo, hi of each triangle */
 } build_ctx;
+
+/* min / max without the libm calls (the bounds only prune; NaN-free input) */
+static inline double dmin(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+static inline double dmax(double a, double b)
+{
+    return b > a ? b : a;
+}
 
 static void tri_bounds(const skf_bvh *b, uint32_t t, double lo[3], double hi[3])
 {
@@ -63,8 +77,8 @@ static void tri_bounds(const skf_bvh *b, uint32_t t, double lo[3], double hi[3])
     for (int k = 0; k < 3; ++k) {
         const double *p = b->positions + 3 * (size_t)b->triangles[3 * (size_t)t + k];
         for (int a = 0; a < 3; ++a) {
-            lo[a] = fmin(lo[a], p[a]);
-            hi[a] = fmax(hi[a], p[a]);
+            lo[a] = dmin(lo[a], p[a]);
+            hi[a] = dmax(hi[a], p[a]);
         }
     }
 }
@@ -119,13 +133,12 @@ static uint32_t build_node(build_ctx *c, uint32_t first, uint32_t count, int dep
     }
     for (uint32_t i = first; i < first + count; ++i) {
         uint32_t t = b->tri_order[i];
-        double lo[3], hi[3];
-        tri_bounds(b, t, lo, hi);
+        const double *lo = c->bounds + 6 * (size_t)t, *hi = lo + 3;
         for (int a = 0; a < 3; ++a) {
-            nd->lo[a] = fmin(nd->lo[a], lo[a]);
-            nd->hi[a] = fmax(nd->hi[a], hi[a]);
-            clo[a] = fmin(clo[a], c->centroid[3 * (size_t)t + a]);
-            chi[a] = fmax(chi[a], c->centroid[3 * (size_t)t + a]);
+            nd->lo[a] = dmin(nd->lo[a], lo[a]);
+            nd->hi[a] = dmax(nd->hi[a], hi[a]);
+            clo[a] = dmin(clo[a], c->centroid[3 * (size_t)t + a]);
+            chi[a] = dmax(chi[a], c->centroid[3 * (size_t)t + a]);
         }
     }
     if (count <= LEAF_SIZE || depth >= MAX_DEPTH) {
@@ -164,7 +177,7 @@ skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uin
             return skf_fail(err, SKF_ERR_FORMAT, "bvh: triangles[%zu]: vertex %u out of range (%zu vertices)",
                             t / 3, triangles[t], vertex_count);
     skf_bvh *b = skf_calloc(1, sizeof *b);
-    double *centroid = NULL;
+    double *centroid = NULL, *bounds = NULL;
     if (!b)
         goto nomem;
     b->vertex_count = vertex_count;
@@ -174,7 +187,9 @@ skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uin
     b->tri_order = skf_malloc_array(triangle_count, sizeof(uint32_t));
     b->nodes = skf_malloc_array(2 * triangle_count, sizeof(bvh_node));
     centroid = skf_malloc_array(triangle_count * 3, sizeof(double));
-    if (!b->positions || !b->triangles || !b->tri_order || !b->nodes || !centroid)
+    bounds = skf_malloc_array(triangle_count * 6, sizeof(double));
+    b->tri_box = skf_malloc_array(triangle_count * 6, sizeof(double));
+    if (!b->positions || !b->triangles || !b->tri_order || !b->nodes || !centroid || !bounds || !b->tri_box)
         goto nomem;
     memcpy(b->positions, positions, vertex_count * 3 * sizeof(double));
     memcpy(b->triangles, triangles, triangle_count * 3 * sizeof(uint32_t));
@@ -186,16 +201,50 @@ skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uin
                 s += positions[3 * (size_t)triangles[3 * t + k] + a];
             centroid[3 * t + a] = s / 3.0;
         }
+        tri_bounds(b, (uint32_t)t, bounds + 6 * t, bounds + 6 * t + 3);
     }
-    build_ctx c = {b, centroid};
+    build_ctx c = {b, centroid, bounds};
     build_node(&c, 0, (uint32_t)triangle_count, 0);
+    for (size_t i = 0; i < triangle_count; ++i)
+        memcpy(b->tri_box + 6 * i, bounds + 6 * (size_t)b->tri_order[i], 6 * sizeof(double));
     skf_free(centroid);
+    skf_free(bounds);
     *out = b;
     return SKF_OK;
 nomem:
     skf_free(centroid);
+    skf_free(bounds);
     skf_bvh_free(b);
     return skf_fail(err, SKF_ERR_NOMEM, "bvh: %zu triangles: out of memory", triangle_count);
+}
+
+void skf_bvh_refit(skf_bvh *bvh, const double *positions)
+{
+    memcpy(bvh->positions, positions, bvh->vertex_count * 3 * sizeof(double));
+    /* children are numbered after their parent: refit from the last node */
+    for (size_t i = bvh->node_count; i-- > 0;) {
+        bvh_node *nd = &bvh->nodes[i];
+        for (int a = 0; a < 3; ++a) {
+            nd->lo[a] = DBL_MAX;
+            nd->hi[a] = -DBL_MAX;
+        }
+        if (nd->count > 0) {
+            for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
+                double *lo = bvh->tri_box + 6 * (size_t)k, *hi = lo + 3;
+                tri_bounds(bvh, bvh->tri_order[k], lo, hi);
+                for (int a = 0; a < 3; ++a) {
+                    nd->lo[a] = dmin(nd->lo[a], lo[a]);
+                    nd->hi[a] = dmax(nd->hi[a], hi[a]);
+                }
+            }
+            continue;
+        }
+        const bvh_node *l = &bvh->nodes[nd->left], *r = &bvh->nodes[nd->right];
+        for (int a = 0; a < 3; ++a) {
+            nd->lo[a] = dmin(l->lo[a], r->lo[a]);
+            nd->hi[a] = dmax(l->hi[a], r->hi[a]);
+        }
+    }
 }
 
 /* Closest point on triangle abc to p (Ericson §5.1.5); writes barycentrics. */
@@ -263,46 +312,68 @@ static void closest_on_triangle(const double p[3], const double a[3], const doub
     bary[0] = 1 - v - w, bary[1] = v, bary[2] = w;
 }
 
-static double box_dist2(const bvh_node *n, const double p[3])
+static double lohi_dist2(const double lo[3], const double hi[3], const double p[3])
 {
     double d2 = 0;
     for (int a = 0; a < 3; ++a) {
         double d = 0;
-        if (p[a] < n->lo[a])
-            d = n->lo[a] - p[a];
-        else if (p[a] > n->hi[a])
-            d = p[a] - n->hi[a];
+        if (p[a] < lo[a])
+            d = lo[a] - p[a];
+        else if (p[a] > hi[a])
+            d = p[a] - hi[a];
         d2 += d * d;
     }
     return d2;
 }
 
-void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *out)
+static double box_dist2(const bvh_node *n, const double p[3])
+{
+    return lohi_dist2(n->lo, n->hi, p);
+}
+
+/* Squared distance from p to the closest point of triangle t; its barycentrics. */
+static double triangle_dist2(const skf_bvh *bvh, uint32_t t, const double p[3], double bary[3])
+{
+    const uint32_t *tv = bvh->triangles + 3 * (size_t)t;
+    const double *a = bvh->positions + 3 * (size_t)tv[0];
+    const double *b = bvh->positions + 3 * (size_t)tv[1];
+    const double *c = bvh->positions + 3 * (size_t)tv[2];
+    closest_on_triangle(p, a, b, c, bary);
+    double d2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        double q = bary[0] * a[k] + bary[1] * b[k] + bary[2] * c[k] - p[k];
+        d2 += q * q;
+    }
+    return d2;
+}
+
+void skf_bvh_closest_hint(const skf_bvh *bvh, const double p[3], uint32_t hint, skf_surface_point *out)
 {
     double best = DBL_MAX;
     uint32_t best_tri = UINT32_MAX;
     double best_bary[3] = {1, 0, 0};
-    uint32_t stack[2 * MAX_DEPTH + 8];
+    if (hint < bvh->triangle_count) /* an upper bound to start from: prunes more, same result */
+        best = triangle_dist2(bvh, hint, p, best_bary), best_tri = hint;
+    struct {
+        uint32_t node;
+        double d2;
+    } stack[2 * MAX_DEPTH + 8];
     int top = 0;
-    stack[top++] = 0;
+    stack[top].node = 0;
+    stack[top++].d2 = box_dist2(&bvh->nodes[0], p);
     while (top > 0) {
-        const bvh_node *n = &bvh->nodes[stack[--top]];
-        if (box_dist2(n, p) > best)
+        --top;
+        if (stack[top].d2 > best)
             continue;
+        const bvh_node *n = &bvh->nodes[stack[top].node];
         if (n->count > 0) {
             for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+                const double *tb = bvh->tri_box + 6 * (size_t)i;
+                if (lohi_dist2(tb, tb + 3, p) > best) /* its box is already farther */
+                    continue;
                 uint32_t t = bvh->tri_order[i];
-                const uint32_t *tv = bvh->triangles + 3 * (size_t)t;
-                const double *a = bvh->positions + 3 * (size_t)tv[0];
-                const double *b = bvh->positions + 3 * (size_t)tv[1];
-                const double *c = bvh->positions + 3 * (size_t)tv[2];
                 double bary[3];
-                closest_on_triangle(p, a, b, c, bary);
-                double d2 = 0;
-                for (int k = 0; k < 3; ++k) {
-                    double q = bary[0] * a[k] + bary[1] * b[k] + bary[2] * c[k] - p[k];
-                    d2 += q * q;
-                }
+                double d2 = triangle_dist2(bvh, t, p, bary);
                 if (d2 < best || (d2 == best && t < best_tri)) {
                     best = d2;
                     best_tri = t;
@@ -311,19 +382,19 @@ void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *o
             }
             continue;
         }
-        const bvh_node *l = &bvh->nodes[n->left], *r = &bvh->nodes[n->right];
-        double dl = box_dist2(l, p), dr = box_dist2(r, p);
+        double dl = box_dist2(&bvh->nodes[n->left], p), dr = box_dist2(&bvh->nodes[n->right], p);
         /* push the farther first so the nearer is visited first */
-        if (dl <= dr) {
-            if (dr <= best)
-                stack[top++] = n->right;
-            if (dl <= best)
-                stack[top++] = n->left;
-        } else {
-            if (dl <= best)
-                stack[top++] = n->left;
-            if (dr <= best)
-                stack[top++] = n->right;
+        uint32_t first = n->left, second = n->right;
+        double d1 = dl, d2 = dr;
+        if (dl > dr)
+            first = n->right, second = n->left, d1 = dr, d2 = dl;
+        if (d2 <= best) {
+            stack[top].node = second;
+            stack[top++].d2 = d2;
+        }
+        if (d1 <= best) {
+            stack[top].node = first;
+            stack[top++].d2 = d1;
         }
     }
     const uint32_t *tv = bvh->triangles + 3 * (size_t)best_tri;
@@ -338,6 +409,11 @@ void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *o
             out->point[a] += best_bary[k] * bvh->positions[3 * (size_t)tv[k] + a];
     }
     out->distance = sqrt(best);
+}
+
+void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *out)
+{
+    skf_bvh_closest_hint(bvh, p, UINT32_MAX, out);
 }
 
 void skf_surface_moments(const double *positions, const uint32_t *triangles, size_t triangle_count,

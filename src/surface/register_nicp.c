@@ -113,22 +113,27 @@ typedef struct reg_ctx {
 } reg_ctx;
 
 /* Deformed position of vertex v: Σ_k w_k [(v − g_k)ᵀ, 1] X_k. */
-static void deform_vertex(const reg_ctx *c, const double *X, size_t v, double out[3])
+static int vertex_coeff(const reg_ctx *c, size_t v, uint32_t node[KNN], double a[KNN][4]);
+
+/* Σ_k a_k · X_k over the coefficient rows of n nodes. */
+static void apply_coeff(const reg_ctx *c, const double *X, const uint32_t *node, const double (*a)[4], int n,
+                        double out[3])
 {
     size_t M4 = 4 * c->m;
     out[0] = out[1] = out[2] = 0;
-    const double *p = c->p0 + 3 * v;
-    for (int k = 0; k < KNN; ++k) {
-        double w = c->vw[KNN * v + k];
-        if (w == 0)
-            continue;
-        uint32_t j = c->vn[KNN * v + k];
-        double a[4] = {p[0] - c->g[3 * j], p[1] - c->g[3 * j + 1], p[2] - c->g[3 * j + 2], 1};
+    for (int k = 0; k < n; ++k)
         for (int col = 0; col < 3; ++col) {
-            const double *x = X + col * M4 + 4 * (size_t)j;
-            out[col] += w * (a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3]);
+            const double *x = X + col * M4 + 4 * (size_t)node[k];
+            out[col] += a[k][0] * x[0] + a[k][1] * x[1] + a[k][2] * x[2] + a[k][3] * x[3];
         }
-    }
+}
+
+static void deform_vertex(const reg_ctx *c, const double *X, size_t v, double out[3])
+{
+    uint32_t node[KNN];
+    double a[KNN][4];
+    int n = vertex_coeff(c, v, node, a);
+    apply_coeff(c, X, node, (const double (*)[4])a, n, out);
 }
 
 static void deform_all(const reg_ctx *c, const double *X, double *out)
@@ -193,6 +198,15 @@ static void add_outer(blocks *b, double *rhs, size_t M4, const uint32_t *node, c
     }
 }
 
+/* One node's coefficient row: w [(p − g_j)ᵀ, 1]. */
+static void node_row(const reg_ctx *c, const double p[3], uint32_t j, double w, double a[4])
+{
+    a[0] = w * (p[0] - c->g[3 * j]);
+    a[1] = w * (p[1] - c->g[3 * j + 1]);
+    a[2] = w * (p[2] - c->g[3 * j + 2]);
+    a[3] = w;
+}
+
 /* Coefficient of vertex v: its nodes and [(v − g_k)ᵀ, 1] w_k. */
 static int vertex_coeff(const reg_ctx *c, size_t v, uint32_t node[KNN], double a[KNN][4])
 {
@@ -202,12 +216,8 @@ static int vertex_coeff(const reg_ctx *c, size_t v, uint32_t node[KNN], double a
         double w = c->vw[KNN * v + k];
         if (w == 0)
             continue;
-        uint32_t j = c->vn[KNN * v + k];
-        node[n] = j;
-        a[n][0] = w * (p[0] - c->g[3 * j]);
-        a[n][1] = w * (p[1] - c->g[3 * j + 1]);
-        a[n][2] = w * (p[2] - c->g[3 * j + 2]);
-        a[n][3] = w;
+        node[n] = c->vn[KNN * v + k];
+        node_row(c, p, node[n], w, a[n]);
         ++n;
     }
     return n;
@@ -253,12 +263,8 @@ static int point_coeff(const reg_ctx *c, const double p[3], uint32_t node[KNN], 
         double wk = sum > 0 ? w[k] / sum : (k == 0);
         if (wk == 0)
             continue;
-        uint32_t j = best[k];
-        node[n] = j;
-        a[n][0] = wk * (p[0] - c->g[3 * j]);
-        a[n][1] = wk * (p[1] - c->g[3 * j + 1]);
-        a[n][2] = wk * (p[2] - c->g[3 * j + 2]);
-        a[n][3] = wk;
+        node[n] = best[k];
+        node_row(c, p, node[n], wk, a[n]);
         ++n;
     }
     return n;
@@ -269,13 +275,7 @@ static void point_deform(const reg_ctx *c, const double p[3], double out[3])
     uint32_t node[KNN];
     double a[KNN][4];
     int n = point_coeff(c, p, node, a);
-    size_t M4 = 4 * c->m;
-    out[0] = out[1] = out[2] = 0;
-    for (int k = 0; k < n; ++k)
-        for (int col = 0; col < 3; ++col) {
-            const double *x = c->X + col * M4 + 4 * (size_t)node[k];
-            out[col] += a[k][0] * x[0] + a[k][1] * x[1] + a[k][2] * x[2] + a[k][3] * x[3];
-        }
+    apply_coeff(c, c->X, node, (const double (*)[4])a, n, out);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -284,13 +284,6 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int point_coeff(const reg_ctx *c, const double p[3], uint32_t node[KNN], double a[KNN][4]);
 
 /* Sparsity of H: node pairs sharing a vertex or a landmark, plus graph edges. */
 static skf_status build_blocks(const reg_ctx *c, const double *lm_point, size_t nlm, blocks *b, skf_error *err)
@@ -331,11 +324,7 @@ static skf_status build_blocks(const reg_ctx *c, const double *lm_point, size_t 
                     pairs[np++] = (j << 32) | k;
             }
     }
-    qsort(pairs, np, sizeof *pairs, cmp_u64);
-    size_t u = 0;
-    for (size_t i = 0; i < np; ++i)
-        if (u == 0 || pairs[i] != pairs[u - 1])
-            pairs[u++] = pairs[i];
+    size_t u = skfi_sort_unique_u64(pairs, np);
     b->m = c->m;
     b->nnzb = u;
     b->off = skf_calloc(c->m + 1, sizeof *b->off);
@@ -429,24 +418,7 @@ static skf_status build_graph(reg_ctx *c, skf_error *err)
             }
         }
     /* node graph: regions that share a mesh edge */
-    size_t ne = 0;
-    for (size_t t = 0; t < c->ntt; ++t)
-        for (int k = 0; k < 3; ++k) {
-            uint64_t a = owner[c->tt[3 * t + k]], b = owner[c->tt[3 * t + (k + 1) % 3]];
-            if (a == b)
-                continue;
-            if (a > b) {
-                uint64_t x = a;
-                a = b;
-                b = x;
-            }
-            npairs[ne++] = (a << 32) | b;
-        }
-    qsort(npairs, ne, sizeof *npairs, cmp_u64);
-    size_t u = 0;
-    for (size_t i = 0; i < ne; ++i)
-        if (u == 0 || npairs[i] != npairs[u - 1])
-            npairs[u++] = npairs[i];
+    size_t u = skfi_mesh_edges(c->tt, c->ntt, owner, npairs);
     c->edges = u;
     c->adj_off = skf_calloc(m + 1, sizeof *c->adj_off);
     c->adj = skf_malloc_array(2 * u + 1, sizeof *c->adj);
@@ -548,18 +520,6 @@ static void point_normal(const double *vn, const skf_surface_point *sp, double n
             n[a] /= l;
 }
 
-static size_t stride_sample(size_t n, size_t want, uint32_t *out)
-{
-    if (want >= n) {
-        for (size_t i = 0; i < n; ++i)
-            out[i] = (uint32_t)i;
-        return n;
-    }
-    for (size_t k = 0; k < want; ++k)
-        out[k] = (uint32_t)((k * n) / want);
-    return want;
-}
-
 /* RMS closest distance both ways between the source and a target surface
  * (positions D with the target triangles) on the samples. */
 static double two_way_rms(const skf_bvh *sbvh, const double *sp, const uint32_t *ss, size_t nss, const double *D,
@@ -619,6 +579,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     c.ntt = target_triangle_count;
     skf_status st = SKF_OK;
     skf_bvh *sbvh = NULL, *dbvh = NULL;
+    uint32_t *hint_t = NULL, *hint_s = NULL;
     blocks B = {0};
     uint32_t *ts = NULL, *ss = NULL, *sel = NULL, *trip_r = NULL, *trip_c = NULL, *lm_vertex = NULL;
     double *lm_point = NULL;
@@ -689,7 +650,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
         st = skf_fail(err, SKF_ERR_NOMEM, "register: system: out of memory");
         goto done;
     }
-    size_t nts = stride_sample(nt, nsample, ts), nss = stride_sample(ns, nsample, ss);
+    size_t nts = skfi_stride_sample(nt, nsample, ts), nss = skfi_stride_sample(ns, nsample, ss);
     double cos_tau = cos(tau_deg * 3.14159265358979323846 / 180.0);
     double h2 = c.h > 0 ? c.h * c.h : diag * diag * 1e-4;
     /* residual before (similarity only) */
@@ -697,8 +658,16 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     if (st)
         goto done;
     out->residual_before = two_way_rms(sbvh, source_positions, ss, nss, c.p0, ts, nts, dbvh, HUGE_VAL) / diag;
-    skf_bvh_free(dbvh);
-    dbvh = NULL;
+    /* the deformed target's BVH is this tree, refitted every iteration; the
+     * closest triangles of the last iteration start each query */
+    hint_t = skf_malloc_array(nsample, sizeof(uint32_t));
+    hint_s = skf_malloc_array(nsample, sizeof(uint32_t));
+    if (!hint_t || !hint_s) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "register: samples: out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < nsample; ++k)
+        hint_t[k] = hint_s[k] = UINT32_MAX;
 
     /* stiffness schedule α (relative to the mean data term) and the pair
      * rejection distance for the data term */
@@ -713,11 +682,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
         for (it = 0; it < max_it; ++it) {
             deform_all(&c, c.X, D);
             skfi_surface_vertex_normals(D, nt, target_triangles, target_triangle_count, Dn);
-            skf_bvh_free(dbvh);
-            dbvh = NULL;
-            st = skf_bvh_build(D, nt, target_triangles, target_triangle_count, &dbvh, err);
-            if (st)
-                goto done;
+            skf_bvh_refit(dbvh, D);
             memset(B.val, 0, B.nnzb * 16 * sizeof(double));
             memset(rhs, 0, M4 * 3 * sizeof(double));
             /* data: target → source */
@@ -725,7 +690,8 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
             for (size_t k = 0; k < nts; ++k) {
                 size_t v = ts[k];
                 skf_surface_point q;
-                skf_bvh_closest(sbvh, D + 3 * v, &q);
+                skf_bvh_closest_hint(sbvh, D + 3 * v, hint_t[k], &q);
+                hint_t[k] = q.triangle;
                 double n[3];
                 point_normal(snorm, &q, n);
                 if (q.distance > reject || skf_dot3(n, Dn + 3 * v) < cos_tau)
@@ -739,7 +705,8 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
             for (size_t k = 0; k < nss; ++k) {
                 const double *p = source_positions + 3 * (size_t)ss[k];
                 skf_surface_point q;
-                skf_bvh_closest(dbvh, p, &q);
+                skf_bvh_closest_hint(dbvh, p, hint_s[k], &q);
+                hint_s[k] = q.triangle;
                 int kb = q.bary[1] > q.bary[0] ? 1 : 0;
                 if (q.bary[2] > q.bary[kb])
                     kb = 2;
@@ -854,11 +821,7 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     /* the registered surface and the per-vertex map */
     deform_all(&c, c.X, D);
     skfi_surface_vertex_normals(D, nt, target_triangles, target_triangle_count, Dn);
-    skf_bvh_free(dbvh);
-    dbvh = NULL;
-    st = skf_bvh_build(D, nt, target_triangles, target_triangle_count, &dbvh, err);
-    if (st)
-        goto done;
+    skf_bvh_refit(dbvh, D);
     /* after: over the pairs closer than τ_d — a part present on one side only
      * (horns, a longer tail) is reported as unmatched area, not residual */
     out->residual_after = two_way_rms(sbvh, source_positions, ss, nss, D, ts, nts, dbvh, tau_frac * diag) / diag;
@@ -895,12 +858,8 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
     double total = 0, un = 0;
     for (size_t t = 0; t < target_triangle_count; ++t) {
         const uint32_t *f = target_triangles + 3 * t;
-        double e1[3], e2[3], cr[3];
-        for (int a = 0; a < 3; ++a) {
-            e1[a] = target_positions[3 * f[1] + a] - target_positions[3 * f[0] + a];
-            e2[a] = target_positions[3 * f[2] + a] - target_positions[3 * f[0] + a];
-        }
-        skf_cross3(cr, e1, e2);
+        double cr[3];
+        skfi_triangle_area_vector(target_positions, f, cr);
         double a3 = skf_norm3(cr) / 6;
         for (int k = 0; k < 3; ++k)
             area[f[k]] += a3;
@@ -933,6 +892,8 @@ done:
     skfi_spd_free(spd);
     skf_bvh_free(sbvh);
     skf_bvh_free(dbvh);
+    skf_free(hint_t);
+    skf_free(hint_s);
     skf_free(B.off);
     skf_free(B.col);
     skf_free(B.val);

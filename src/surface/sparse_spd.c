@@ -14,7 +14,6 @@
 #include "surface_internal.h"
 
 #include <cholmod.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,29 +105,4 @@ skf_status skfi_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_
         return skf_fail(err, SKF_ERR_NOMEM, "%s: solve failed (out of memory)", s->what);
     memcpy(x, s->X->x, s->n * k * sizeof(double));
     return SKF_OK;
-}
-
-void skfi_surface_vertex_normals(const double *p, size_t n, const uint32_t *tri, size_t nt, double *nrm)
-{
-    memset(nrm, 0, n * 3 * sizeof(double));
-    for (size_t t = 0; t < nt; ++t) {
-        const uint32_t *f = tri + 3 * t;
-        double e1[3], e2[3], c[3];
-        for (int a = 0; a < 3; ++a) {
-            e1[a] = p[3 * f[1] + a] - p[3 * f[0] + a];
-            e2[a] = p[3 * f[2] + a] - p[3 * f[0] + a];
-        }
-        c[0] = e1[1] * e2[2] - e1[2] * e2[1];
-        c[1] = e1[2] * e2[0] - e1[0] * e2[2];
-        c[2] = e1[0] * e2[1] - e1[1] * e2[0];
-        for (int k = 0; k < 3; ++k)
-            for (int a = 0; a < 3; ++a)
-                nrm[3 * f[k] + a] += c[a];
-    }
-    for (size_t v = 0; v < n; ++v) {
-        double *q = nrm + 3 * v;
-        double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-        if (l > 0)
-            q[0] /= l, q[1] /= l, q[2] /= l;
-    }
 }

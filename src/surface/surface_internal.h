@@ -23,8 +23,22 @@ skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint
 skf_status skfi_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err);
 void skfi_spd_free(skf_spd *s);
 
+/* ---- mesh_util.c ---- */
 /* Area-weighted vertex normals (unit; zero for a vertex without area). */
 void skfi_surface_vertex_normals(const double *positions, size_t vertex_count, const uint32_t *triangles,
-                        size_t triangle_count, double *normals);
+                                 size_t triangle_count, double *normals);
+/* (p[f1] − p[f0]) × (p[f2] − p[f0]): twice the area, along the normal. */
+void skfi_triangle_area_vector(const double *positions, const uint32_t *f, double out[3]);
+/* Deterministic stride sample of the indices 0..n-1, at most want of them
+ * (all when want >= n) into out; returns the count. */
+size_t skfi_stride_sample(size_t n, size_t want, uint32_t *out);
+/* Sort keys ascending and drop repeats; returns the unique count. */
+size_t skfi_sort_unique_u64(uint64_t *keys, size_t n);
+/* An unordered pair as one key: min << 32 | max. */
+uint64_t skfi_pair_key(uint32_t a, uint32_t b);
+/* The unique undirected edges of the triangles as skfi_pair_key keys,
+ * sorted; with label (may be NULL) the edges between labels label[v] (pairs
+ * of equal labels dropped). edges: room for 3 × triangle_count. */
+size_t skfi_mesh_edges(const uint32_t *triangles, size_t triangle_count, const uint32_t *label, uint64_t *edges);
 
 #endif

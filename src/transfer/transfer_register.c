@@ -202,25 +202,36 @@ skf_status skfi_transfer_register(skf_transfer *t, skf_error *err)
         memcpy(f->bary + 3 * v, t->reg.bary + 3 * v, 3 * sizeof(double));
     }
     if (t->opt.carry != SKF_CARRY_CLOSEST) {
-        /* anchors: the weight on the root joints (weighted joints without a
-         * weighted ancestor) — near the root the closest-point anchor moves
-         * like the target whatever the legs' or neck's length */
-        double *aw = skf_calloc(nt, sizeof(double));
-        if (!aw)
+        /* anchors: the weight on the root joints — near the root the
+         * closest-point anchor moves like the target whatever the legs' or
+         * neck's length; the target's skinning subspace with its joints as
+         * pivots (docs/transfer.md "Skinning subspace") */
+        double *aw = skf_malloc_array(nt, sizeof(double));
+        double *piv = skf_malloc_array(3 * T->joint_count + 1, sizeof(double));
+        uint32_t *pb = skf_malloc_array(2 * T->joint_count + 1, sizeof(uint32_t));
+        if (!aw || !piv || !pb) {
+            skf_free(aw);
+            skf_free(piv);
+            skf_free(pb);
             return skf_fail(err, SKF_ERR_NOMEM, "deformation transfer: out of memory");
-        for (size_t v = 0; v < nt; ++v)
-            for (size_t k = T->weight_offsets[v]; k < T->weight_offsets[v + 1]; ++k) {
-                int p = T->joints[T->weight_joints[k]].parent;
-                while (p >= 0 && !T->joints[p].has_weight)
-                    p = T->joints[p].parent;
-                if (p < 0)
-                    aw[v] += T->weights[k];
-            }
-        skf_dt_options dto = {t->opt.screening, aw};
+        }
+        skf_rig_root_weights(T, aw);
+        size_t np = skf_rig_joint_pivots(T, t->tgt_mesh_to_world, piv, pb);
+        skf_dt_options dto = {.screening = t->opt.screening,
+                              .anchor_weight = aw,
+                              .bone_count = T->joint_count,
+                              .weight_offsets = T->weight_offsets,
+                              .weight_bones = T->weight_joints,
+                              .weights = T->weights,
+                              .pivot_count = np,
+                              .pivots = piv,
+                              .pivot_bones = pb};
         st = skf_deformation_transfer_new(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count,
                                           t->tgt_rest_world, nt, T->triangles, T->triangle_count, &t->reg,
                                           t->align.target_to_source, &dto, &t->dt, err);
         skf_free(aw);
+        skf_free(piv);
+        skf_free(pb);
         if (st)
             return st;
     }
