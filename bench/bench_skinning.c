@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         skf_clip *clip = NULL;
         skf_error err;
         if (skf_creature_build(&opt, &doc, &err) || skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) ||
-            skf_clip_from_gltf(doc, skf_gltf_find_animation(doc, "Walk"), &clip, &err)) {
+            skf_clip_from_gltf(doc, skf_clip_find(doc, "Walk", NULL), &clip, &err)) {
             fprintf(stderr, "bench_skinning: %s\n", err.message);
             return 1;
         }

@@ -175,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         run_decompose(rig, clip, variant);
         /* The transfer finds its clip by name: only when that name leads
          * back to animation 0 is the frame count above the one it solves. */
-        if (clip->name && skf_gltf_find_animation(doc, clip->name) == 0)
+        if (clip->name && skf_clip_find(doc, clip->name, NULL) == 0)
             run_transfer(doc, clip, variant);
     }
     skf_clip_free(clip);

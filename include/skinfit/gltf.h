@@ -287,13 +287,6 @@ skf_status skf_gltf_accessor_read_uint(const skf_gltf *doc, int accessor, uint32
 /* Node local_to_parent matrix from TRS or matrix. */
 void skf_gltf_node_local_matrix(const skf_gltf_node *node, double local_to_parent[16]);
 
-/* Animation lookup by name: exact match first, then match ignoring an
- * armature prefix up to the last '|' on either side ("AnimalArmature|Walk"
- * matches "Walk"; the first such match in file order wins), then a unique
- * match of "_<name>" at the end of the unprefixed name ("Armature|TRex_Walk"
- * matches "Walk"). Returns the index or -1 (not found or ambiguous). */
-int skf_gltf_find_animation(const skf_gltf *doc, const char *name);
-
 /* ---- writing -------------------------------------------------------- */
 
 /* One animation channel's keyed data to add. times: key_count seconds,

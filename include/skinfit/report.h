@@ -64,7 +64,7 @@ skf_status skf_heatmap_add_run(skf_heatmap *h, const char *label, const skf_tran
 
 /* Scenes solved on the fly (`skinfit render`). skf_heatmap_play opens one
  * transfer session source → (none) with the control solver and samples
- * clip_name (matched like skf_gltf_find_animation: "Walk" finds
+ * clip_name (matched like skf_clip_find: "Walk" finds
  * "AnimalArmature|Walk"; fps <= 0: the clip's key rate) for the ground truth.
  * Errors: no skin, unknown clip (listing the available ones), no frames.
  * source must outlive the heat map. */

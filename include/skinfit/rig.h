@@ -203,8 +203,12 @@ typedef struct skf_clip {
  * node's mesh target count. */
 skf_status skf_clip_from_gltf(const skf_gltf *doc, int animation, skf_clip **out,
                               skf_error *err);
-/* The animation index of clip `name`, matched as skf_gltf_find_animation
- * does; -1 when none (or ambiguous) matches, with err (may be NULL) filled:
+/* The animation index of clip `name`: an exact match first, then a match of
+ * the short names (skf_clip_short_name on either side: "AnimalArmature|Walk"
+ * and "Walk" find each other; the first in file order wins), then a unique
+ * match of "_<short name>" at the end of a short name ("Walk" finds
+ * "Armature|TRex_Walk"). -1 when none (or ambiguous) matches, with err (may
+ * be NULL) filled:
  * SKF_ERR_ARGUMENT, kind SKF_KIND_UNKNOWN_CLIP, err->name = name, place file
  * = doc->path and JSON path "animations", message
  * "<file>: animations: no clip named '<name>'". */

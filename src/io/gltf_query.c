@@ -3,8 +3,8 @@
  * document the reader accepted.
  *
  * Reference: glTF 2.0 specification, section 3.5.3 (a node's local
- * transform is its matrix, or T * R * S); the animation-name rules are
- * skinfit's own (Blender's exporter names clips "<Armature>|<Action>"). Freeing the views is
+ * transform is its matrix, or T * R * S). Clip lookup by name is rig's
+ * (skf_clip_find, src/rig/clip_gltf.c), beside the one short-name rule. Freeing the views is
  * here too, so the WebAssembly core (web/src/skfw.c), which fills them without the JSON parser,
  * frees its documents with the reader's code.
  */
@@ -19,38 +19,6 @@ void skf_gltf_node_local_matrix(const skf_gltf_node *node, double local_to_paren
         memcpy(local_to_parent, node->matrix, sizeof node->matrix);
     else
         skf_mat4_from_trs(local_to_parent, node->translation, node->rotation, node->scale);
-}
-
-static const char *after_prefix(const char *s)
-{
-    const char *bar = strrchr(s, '|');
-    return bar ? bar + 1 : s;
-}
-
-int skf_gltf_find_animation(const skf_gltf *doc, const char *name)
-{
-    if (!name)
-        return -1;
-    for (size_t i = 0; i < doc->animation_count; ++i)
-        if (doc->animations[i].name && strcmp(doc->animations[i].name, name) == 0)
-            return (int)i;
-    const char *want = after_prefix(name);
-    for (size_t i = 0; i < doc->animation_count; ++i)
-        if (doc->animations[i].name && strcmp(after_prefix(doc->animations[i].name), want) == 0)
-            return (int)i;
-    /* "Walk" for "Armature|TRex_Walk": a unique match of "_<name>" at the end. */
-    size_t wl = strlen(want);
-    int found = -1;
-    for (size_t i = 0; i < doc->animation_count; ++i) {
-        const char *a = doc->animations[i].name ? after_prefix(doc->animations[i].name) : "";
-        size_t al = strlen(a);
-        if (wl && al > wl && a[al - wl - 1] == '_' && strcmp(a + al - wl, want) == 0) {
-            if (found >= 0)
-                return -1;   /* ambiguous */
-            found = (int)i;
-        }
-    }
-    return found;
 }
 
 void skfi_gltf_free_views(skf_gltf *doc)

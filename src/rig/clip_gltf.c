@@ -15,9 +15,39 @@ static size_t node_target_count(const skf_gltf *doc, int node)
     return doc->meshes[m].primitives[0].target_count;
 }
 
+/* Animation lookup by name (the rules are skinfit's own; Blender's exporter
+ * names clips "<Armature>|<Action>"): exact match first, then match of the
+ * short names (skf_clip_short_name on either side; the first in file order
+ * wins), then a unique match of "_<short name>" at the end of a short name
+ * ("Walk" finds "Armature|TRex_Walk"). -1: none, or ambiguous. */
+static int find_animation(const skf_gltf *doc, const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < doc->animation_count; ++i)
+        if (doc->animations[i].name && strcmp(doc->animations[i].name, name) == 0)
+            return (int)i;
+    const char *want = skf_clip_short_name(name);
+    for (size_t i = 0; i < doc->animation_count; ++i)
+        if (doc->animations[i].name && strcmp(skf_clip_short_name(doc->animations[i].name), want) == 0)
+            return (int)i;
+    size_t wl = strlen(want);
+    int found = -1;
+    for (size_t i = 0; i < doc->animation_count; ++i) {
+        const char *a = doc->animations[i].name ? skf_clip_short_name(doc->animations[i].name) : "";
+        size_t al = strlen(a);
+        if (wl && al > wl && a[al - wl - 1] == '_' && strcmp(a + al - wl, want) == 0) {
+            if (found >= 0)
+                return -1; /* ambiguous */
+            found = (int)i;
+        }
+    }
+    return found;
+}
+
 int skf_clip_find(const skf_gltf *doc, const char *name, skf_error *err)
 {
-    int a = skf_gltf_find_animation(doc, name);
+    int a = find_animation(doc, name);
     if (a >= 0)
         return a;
     const char *path = doc->path ? doc->path : "glTF";

@@ -1006,7 +1006,7 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
     if (st)
         goto done;
     const skf_gltf *td = t->target_doc;
-    int a = skf_gltf_find_animation(td, out->name);
+    int a = skf_clip_find(td, out->name, NULL);
     if (a < 0) {
         char names[512];
         st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations: no baked clip named '%s' (available: %s)",

@@ -320,7 +320,7 @@ static void test_quaternius(void)
     skf_pose pose;
     memset(&pose, 0, sizeof pose);
     int anim;
-    if (skf_gltf_load(path, &doc, NULL, &err) || (anim = skf_gltf_find_animation(doc, "Walk")) < 0 ||
+    if (skf_gltf_load(path, &doc, NULL, &err) || (anim = skf_clip_find(doc, "Walk", NULL)) < 0 ||
         skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) || skf_clip_from_gltf(doc, anim, &clip, &err) ||
         skf_rig_bake(rig, clip, 0, 0, NULL, &seq, &err) || skf_pose_init(&pose, rig, &err)) {
         CHECK_MSG(0, "%s", err.message);

@@ -5,6 +5,7 @@
  * lookup, reparse, and that unknown JSON survives loading. */
 #include "gltf_fixture.h"
 #include "gltf_invariants.h"
+#include "skinfit/rig.h" /* skf_clip_find: the clip lookup by name is rig's */
 
 #include <jansson.h>
 
@@ -313,16 +314,16 @@ static void test_document(void)
     d = load_fixture(doc);
     if (d) {
         CHECK(d->animation_count == 6 && d->animations[5].name == NULL);
-        CHECK(skf_gltf_find_animation(d, "AnimalArmature|Walk") == 0);
-        CHECK(skf_gltf_find_animation(d, "Walk") == 0);
-        CHECK(skf_gltf_find_animation(d, "Idle") == 1);
-        CHECK(skf_gltf_find_animation(d, "Other|Idle") == 1);
-        CHECK(skf_gltf_find_animation(d, "Jump") == 4);      /* unique _Jump suffix */
-        CHECK(skf_gltf_find_animation(d, "Run") == -1);      /* TRex_Run and Raptor_Run */
-        CHECK(skf_gltf_find_animation(d, "TRex_Run") == 2);
-        CHECK(skf_gltf_find_animation(d, "alk") == -1);
-        CHECK(skf_gltf_find_animation(d, "") == -1);
-        CHECK(skf_gltf_find_animation(d, NULL) == -1);
+        CHECK(skf_clip_find(d, "AnimalArmature|Walk", NULL) == 0);
+        CHECK(skf_clip_find(d, "Walk", NULL) == 0);
+        CHECK(skf_clip_find(d, "Idle", NULL) == 1);
+        CHECK(skf_clip_find(d, "Other|Idle", NULL) == 1);
+        CHECK(skf_clip_find(d, "Jump", NULL) == 4);      /* unique _Jump suffix */
+        CHECK(skf_clip_find(d, "Run", NULL) == -1);      /* TRex_Run and Raptor_Run */
+        CHECK(skf_clip_find(d, "TRex_Run", NULL) == 2);
+        CHECK(skf_clip_find(d, "alk", NULL) == -1);
+        CHECK(skf_clip_find(d, "", NULL) == -1);
+        CHECK(skf_clip_find(d, NULL, NULL) == -1);
         skf_gltf_free(d);
     }
     free(doc);

@@ -2,6 +2,7 @@
  * (../shared/data/README.md), plus the invariant checker. Skips when the
  * shared data is absent. */
 #include "gltf_invariants.h"
+#include "skinfit/rig.h" /* skf_clip_find: the clip lookup by name is rig's */
 
 #include <string.h>
 
@@ -60,13 +61,13 @@ static void check_animal(const char *name)
     CHECK_MSG(joints >= 42 && joints <= 51, "%s: %zu joints", name, joints);
     CHECK_MSG(d->animation_count >= 12 && d->animation_count <= 13, "%s: %zu clips", name,
               d->animation_count);
-    int walk = skf_gltf_find_animation(d, "Walk");
-    int gallop = skf_gltf_find_animation(d, "Gallop");
+    int walk = skf_clip_find(d, "Walk", NULL);
+    int gallop = skf_clip_find(d, "Gallop", NULL);
     CHECK(walk >= 0 && gallop >= 0);
     if (walk >= 0 && gallop >= 0) {
         CHECK(strcmp(d->animations[walk].name, "AnimalArmature|Walk") == 0);
         CHECK(ends_with(d->animations[gallop].name, "|Gallop"));
-        CHECK(skf_gltf_find_animation(d, "AnimalArmature|Walk") == walk);
+        CHECK(skf_clip_find(d, "AnimalArmature|Walk", NULL) == walk);
         size_t wk = clip_keys(d, walk), gk = clip_keys(d, gallop);
         CHECK_MSG(wk >= 26 && wk <= 36, "%s Walk keys %zu", name, wk);
         CHECK_MSG(gk >= 13 && gk <= 17, "%s Gallop keys %zu", name, gk);
@@ -84,7 +85,7 @@ static void check_animal(const char *name)
         CHECK_NEAR((t[in->count - 1] - t[0]) / (double)(in->count - 1), 1.0 / 24.0, 1e-4);
         free(t);
     }
-    CHECK(skf_gltf_find_animation(d, "NoSuchClip") == -1);
+    CHECK(skf_clip_find(d, "NoSuchClip", NULL) == -1);
     /* The skinned mesh node: -90 deg about X, scale 100. */
     for (size_t i = 0; i < d->node_count; ++i) {
         const skf_gltf_node *n = &d->nodes[i];
@@ -123,7 +124,7 @@ int main(void)
         skf_gltf *d = load(rel);
         if (!d)
             continue;
-        int walk = skf_gltf_find_animation(d, "Walk"), run = skf_gltf_find_animation(d, "Run");
+        int walk = skf_clip_find(d, "Walk", NULL), run = skf_clip_find(d, "Run", NULL);
         CHECK_MSG(walk >= 0 && run >= 0, "%s: Walk %d Run %d", dinos[i], walk, run);
         if (walk >= 0)
             CHECK(strncmp(d->animations[walk].name, "Armature|", 9) == 0);
@@ -138,9 +139,9 @@ int main(void)
         CHECK(total_vertices(fox) == 1728);
         CHECK(fox->skin_count == 1 && fox->skins[0].joint_count == 24);
         CHECK(fox->animation_count == 3);
-        CHECK(skf_gltf_find_animation(fox, "Survey") == 0);
-        CHECK(skf_gltf_find_animation(fox, "Walk") == 1);
-        CHECK(skf_gltf_find_animation(fox, "Run") == 2);
+        CHECK(skf_clip_find(fox, "Survey", NULL) == 0);
+        CHECK(skf_clip_find(fox, "Walk", NULL) == 1);
+        CHECK(skf_clip_find(fox, "Run", NULL) == 2);
         /* Run keyed at about 20.7 fps */
         int in = fox->animations[2].samplers[0].input;
         size_t n = fox->accessors[in].count;

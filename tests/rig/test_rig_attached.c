@@ -154,7 +154,7 @@ int main(void)
     CHECK(worst <= 1e-12);
 
     /* 3. the clip: skf_skin follows the animated mount */
-    int a = skf_gltf_find_animation(doc, "MountSwing");
+    int a = skf_clip_find(doc, "MountSwing", NULL);
     skf_clip *clip = NULL;
     CHECK(a >= 0 && skf_clip_from_gltf(doc, a, &clip, &err) == SKF_OK);
     double worst_skin = 0, lbs_off = 0;

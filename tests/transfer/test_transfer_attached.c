@@ -168,7 +168,7 @@ int main(void)
     double diag = iw.target_diagonal;
     for (int k = 0; k < 2; ++k) {
         skf_clip *clip = NULL;
-        int a = skf_gltf_find_animation(back, cw[k].name);
+        int a = skf_clip_find(back, cw[k].name, NULL);
         CHECK(a >= 0 && skf_clip_from_gltf(back, a, &clip, &err) == SKF_OK);
         skf_pose pose;
         CHECK(skf_pose_init(&pose, rig, &err) == SKF_OK);

@@ -219,7 +219,7 @@ int main(void)
         skf_rig *rig = NULL;
         skf_clip *clip = NULL;
         CHECK(skf_rig_from_gltf(back, 0, NULL, &rig, NULL, &err) == SKF_OK);
-        int a = skf_gltf_find_animation(back, c0.name);
+        int a = skf_clip_find(back, c0.name, NULL);
         CHECK(a >= 0);
         CHECK(skf_clip_from_gltf(back, a, &clip, &err) == SKF_OK);
         size_t N = rig->vertex_count, B = rig->joint_count;

@@ -100,7 +100,7 @@ static figures one(const skf_gltf *s, const skf_creature_options *to, const char
     st = skf_transfer_run_clip(tr, name, &c, NULL, &err);
     CHECK_MSG(st == SKF_OK, "%s", err.message);
     if (!st) {
-        int truth = skf_gltf_find_animation(t, name);
+        int truth = skf_clip_find(t, name, NULL);
         /* rename the baked clip so it does not shadow the truth */
         char *old = c.name;
         size_t len = strlen(old) + 8;

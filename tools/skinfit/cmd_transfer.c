@@ -385,7 +385,7 @@ int tr_command(int argc, char **argv, bool control_only)
         tr_progress tp;
         size_t frames = 0;
         skf_clip *k = NULL;
-        if (skf_clip_from_gltf(sdoc, skf_gltf_find_animation(sdoc, clips[c]), &k, NULL) == SKF_OK)
+        if (skf_clip_from_gltf(sdoc, skf_clip_find(sdoc, clips[c], NULL), &k, NULL) == SKF_OK)
             frames = skf_clip_frame_count(k, opt.fps);
         skf_clip_free(k);
         tr_progress_init(&tp, &progress, c, clip_count, clips[c], frames);
