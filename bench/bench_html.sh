@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # `skinfit transfer --html` against `skinfit transfer` (issue #15, acceptance 2):
-# the six shared animals' Walk onto their autoweights rigs, free mode, one
-# thread (OMP_NUM_THREADS=1, so the figures do not depend on the core count).
-# Each command runs REPS times (default 5); the best wall time and the best
-# CPU time (user + sys, from getrusage of the child) count. Prints per animal
-# and in total both times and the ratio html / plain. The page's pictures come
-# from the per-vertex errors the transfer returned: the difference is drawing
-# the heat map, encoding it as PNG and writing the page.
-# THREADS=N sets the OpenMP thread count (default 1; THREADS=default leaves
-# OMP_NUM_THREADS unset: every core, the user's view of wall time).
-# usage: [THREADS=N|default] bench/bench_html.sh [build-dir] [reps]   (default build, 5)
+# the six shared animals' Walk onto their autoweights rigs, free mode. One run
+# prints, per animal and in total, three ratios html / plain:
+#   - CPU time at one thread (OMP_NUM_THREADS=1: user + sys of the child, best of REPS),
+#   - wall time at two threads (OMP_NUM_THREADS=2, best of REPS),
+#   - instructions at one thread (valgrind callgrind, deterministic; for the
+#     animals in $INSTR, default Horse; INSTR=all for the six, INSTR=none to skip).
+# The page's pictures come from the per-vertex errors the transfer returned:
+# the difference is drawing the heat map, encoding it as PNG and writing the page.
+# usage: [INSTR=Horse|all|none] bench/bench_html.sh [build-dir] [reps]   (default build, 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-build}")/skinfit
@@ -18,32 +17,58 @@ data=$(realpath "${SKF_DATA:-../shared/data}")
 work=$(mktemp -d /tmp/skf-bench-html-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export OPENBLAS_NUM_THREADS=1
-if [ "${THREADS:-1}" = default ]; then unset OMP_NUM_THREADS; else export OMP_NUM_THREADS=${THREADS:-1}; fi
+instr=${INSTR:-Horse}
+[ "$instr" = all ] && instr="Horse Deer Fox Wolf Cow Alpaca"
+[ "$instr" = none ] && instr=""
+if [ -n "$instr" ] && ! command -v valgrind > /dev/null; then
+  echo "bench_html: no valgrind: instruction counts skipped"; instr=""
+fi
 for a in Horse Deer Fox Wolf Cow Alpaca; do
   "$bin" autoweights "$data/quaternius/animals/$a.glb" -o "$work/${a}_aw.glb" > /dev/null 2>&1
 done
-python3 - "$bin" "$data" "$work" "$reps" <<'PY'
-import os, resource, subprocess, sys, time
-bin, data, work, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-def best(args):
+python3 - "$bin" "$data" "$work" "$reps" "$instr" <<'PY'
+import os, re, resource, subprocess, sys, time
+bin, data, work, reps, instr = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5].split()
+def env(threads):
+    e = dict(os.environ)
+    e["OMP_NUM_THREADS"] = str(threads)
+    return e
+def best(args, threads):
     wall, cpu = [], []
     for _ in range(reps):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.monotonic()
-        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env(threads))
         t1 = time.monotonic(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall.append(t1 - t0)
         cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     return min(wall), min(cpu)
-print(f"{'animal':<7} {'plain s':>9} {'html s':>9} {'ratio':>6}   {'plain cpu':>9} {'html cpu':>9} {'ratio':>6}")
-tot = [0.0] * 4
+def instructions(args):
+    out = os.path.join(work, "cg.out")
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + args,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True, env=env(1))
+    m = re.findall(r"Collected : (\d+)", r.stderr) or re.findall(r"I\s+refs:\s+([\d,]+)", r.stderr)
+    return int(m[-1].replace(",", "")) if m else float("nan")
+print(f"{'animal':<7} {'CPU 1 thread (s)':>26} {'wall 2 threads (s)':>26} {'instructions, 1 thread (M)':>30}")
+print(f"{'':<7} {'plain':>8} {'html':>8} {'ratio':>8} {'plain':>8} {'html':>8} {'ratio':>8} {'plain':>10} {'html':>10} {'ratio':>8}")
+tot = [0.0] * 6
 for a in ["Horse", "Deer", "Fox", "Wolf", "Cow", "Alpaca"]:
     base = [bin, "transfer", "--source", f"{data}/quaternius/animals/{a}.glb", "--target",
             f"{work}/{a}_aw.glb", "--clip", "Walk", "-o", f"{work}/out.glb"]
-    w0, c0 = best(base)
-    w1, c1 = best(base + ["--html", f"{work}/out.html"])
-    for k, v in enumerate((w0, w1, c0, c1)):
+    html = base + ["--html", f"{work}/out.html"]
+    _, c0 = best(base, 1)
+    _, c1 = best(html, 1)
+    w0, _ = best(base, 2)
+    w1, _ = best(html, 2)
+    i0 = i1 = None
+    if a in instr:
+        i0, i1 = instructions(base) / 1e6, instructions(html) / 1e6
+        tot[4] += i0; tot[5] += i1
+    for k, v in enumerate((c0, c1, w0, w1)):
         tot[k] += v
-    print(f"{a:<7} {w0:9.3f} {w1:9.3f} {w1 / w0:6.2f}   {c0:9.3f} {c1:9.3f} {c1 / c0:6.2f}")
-w0, w1, c0, c1 = tot
-print(f"{'total':<7} {w0:9.3f} {w1:9.3f} {w1 / w0:6.2f}   {c0:9.3f} {c1:9.3f} {c1 / c0:6.2f}")
+    ins = f"{i0:10.0f} {i1:10.0f} {i1 / i0:8.2f}" if i0 else f"{'-':>10} {'-':>10} {'-':>8}"
+    print(f"{a:<7} {c0:8.3f} {c1:8.3f} {c1 / c0:8.2f} {w0:8.3f} {w1:8.3f} {w1 / w0:8.2f} {ins}", flush=True)
+c0, c1, w0, w1, i0, i1 = tot
+ins = f"{i0:10.0f} {i1:10.0f} {i1 / i0:8.2f}" if i0 else f"{'-':>10} {'-':>10} {'-':>8}"
+print(f"{'total':<7} {c0:8.3f} {c1:8.3f} {c1 / c0:8.2f} {w0:8.3f} {w1:8.3f} {w1 / w0:8.2f} {ins}")
+print(f"(load average at the end: {os.getloadavg()[0]:.1f}; instructions for: {' '.join(instr) or 'none'})")
 PY

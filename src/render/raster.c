@@ -13,6 +13,9 @@
 #include "skinfit/math.h"
 
 #include <float.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,19 +75,28 @@ void skfi_camera_basis(skf_render_view view, const double lo[3], const double hi
     normalize3(cam->light);
 }
 
-void skfi_raster_clear(skfi_raster *r, uint32_t rgba)
+void skfi_raster_clear(skfi_raster *r, uint32_t rgba, int row0, int row1)
 {
-    size_t n = (size_t)r->w * (size_t)r->h;
+    size_t first = (size_t)row0 * (size_t)r->w, n = (size_t)(row1 - row0) * (size_t)r->w;
     uint8_t c[3] = {(uint8_t)(rgba >> 24), (uint8_t)(rgba >> 16), (uint8_t)(rgba >> 8)};
+    float *depth = r->depth + first;
 #pragma omp simd
     for (size_t i = 0; i < n; ++i)
-        r->depth[i] = INFINITY;
-    memset(r->layer, 0, n);
+        depth[i] = INFINITY;
+    memset(r->layer + first, 0, n);
     if (c[0] == c[1] && c[1] == c[2])
-        memset(r->rgb, c[0], 3 * n);
+        memset(r->rgb + 3 * first, c[0], 3 * n);
     else
         for (size_t i = 0; i < n; ++i)
-            memcpy(r->rgb + 3 * i, c, 3);
+            memcpy(r->rgb + 3 * (first + i), c, 3);
+}
+
+void skfi_raster_copy_rows(skfi_raster *dst, const skfi_raster *src, int row0, int row1)
+{
+    size_t first = (size_t)row0 * (size_t)src->w, n = (size_t)(row1 - row0) * (size_t)src->w;
+    memcpy(dst->depth + first, src->depth + first, n * sizeof *dst->depth);
+    memcpy(dst->rgb + 3 * first, src->rgb + 3 * first, 3 * n);
+    memcpy(dst->layer + first, src->layer + first, n);
 }
 
 static inline double edge(double ax, double ay, double bx, double by, double px, double py)
@@ -92,119 +104,282 @@ static inline double edge(double ax, double ay, double bx, double by, double px,
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
 
-/* Conservative column range [*lo, *hi] of row py (sample centre) where the
- * edge (p, q) can hold the inside of a triangle of orientation sign s: the
- * exact per-sample test stays the criterion; this only skips samples that are
- * at least 2 samples outside the edge's line (rounding is ~1e-12 samples). A
- * near-horizontal edge (|dy| <= 1e-6 samples) leaves the range unchanged. */
-static inline void edge_span(double px, double py, double qx, double qy, double s, double row_y, int *lo,
-                             int *hi)
+/* Per-triangle set-up of the scan: bounding box, 1/area, and per edge the
+ * line's crossing of a row, x = px + slope·(row_y − py), with the side that
+ * holds the inside and a tolerance. The crossing only narrows the columns a
+ * row visits; the exact per-sample test (the barycentrics, computed as
+ * before) stays the criterion. tol bounds how far beyond the line a sample
+ * may still pass the rounded test, plus the crossing's own rounding:
+ * 1e-13·(M² + M·(|dx| + |dy|)) / |dy| samples, where M bounds every
+ * coordinate (sample and vertex) and the rounding of an edge function or of
+ * b2 = 1 − b0 − b1 is below 1e-14·M² (IEEE double, no contraction): at
+ * M = 1300 and |dy| = 1 about 2e-7 samples. A near-horizontal edge (|dy| <=
+ * 1e-6 samples) or a non-finite bound narrows nothing. */
+typedef struct tri_scan {
+    double inv, sgn;
+    int x0, x1, y0, y1;
+    double px[3], py[3], slope[3], tol[3];
+    int side[3]; /* +1: x <= crossing, −1: x >= crossing, 0: no bound */
+} tri_scan;
+
+static inline bool tri_scan_setup(const skfi_raster *R, const skfi_screen_vertex *A,
+                                  const skfi_screen_vertex *B, const skfi_screen_vertex *C, int band0,
+                                  int band1, tri_scan *t)
 {
-    double dx = qx - px, dy = qy - py;
-    if (!(fabs(dy) > 1e-6))
-        return;
-    /* inside: s·(dx·(row_y − py) − dy·(x − px)) >= 0 */
-    double cross = px + dx * (row_y - py) / dy; /* x where the edge crosses the row */
-    if (s * dy > 0) {
-        double b = floor(cross - 0.5) + 2;      /* x <= cross */
-        if (b < *hi)
-            *hi = b < *lo - 1 ? *lo - 1 : (int)b;
-    } else {
-        double b = ceil(cross - 0.5) - 2;       /* x >= cross */
-        if (b > *lo)
-            *lo = b > *hi + 1 ? *hi + 1 : (int)b;
+    double area = edge(A->x, A->y, B->x, B->y, C->x, C->y);
+    if (!(fabs(area) > 1e-12))
+        return false;
+    double minx = fmin(A->x, fmin(B->x, C->x)), maxx = fmax(A->x, fmax(B->x, C->x));
+    double miny = fmin(A->y, fmin(B->y, C->y)), maxy = fmax(A->y, fmax(B->y, C->y));
+    t->x0 = (int)fmax(0.0, ceil(minx - 0.5)), t->x1 = (int)fmin(R->w - 1.0, floor(maxx - 0.5));
+    t->y0 = (int)fmax(band0, ceil(miny - 0.5)), t->y1 = (int)fmin(band1 - 1.0, floor(maxy - 0.5));
+    if (t->x0 > t->x1 || t->y0 > t->y1)
+        return false;
+    t->inv = 1.0 / area, t->sgn = area > 0 ? 1.0 : -1.0;
+    double M = 1.0 + fmax(fmax(fabs(minx), fabs(maxx)), fmax(fabs(miny), fabs(maxy)));
+    M = fmax(M, 1.0 + fmax(R->w, R->h));
+    const skfi_screen_vertex *P[3] = {B, C, A}, *Q[3] = {C, A, B};
+    for (int e = 0; e < 3; ++e) {
+        double px = P[e]->x, py = P[e]->y, dx = Q[e]->x - px, dy = Q[e]->y - py;
+        t->side[e] = 0;
+        if (!(fabs(dy) > 1e-6))
+            continue;
+        double tol = 1e-13 * (M * M + M * (fabs(dx) + fabs(dy))) / fabs(dy) + 1e-9;
+        double slope = dx / dy;
+        if (!isfinite(tol) || !isfinite(slope))
+            continue;
+        /* inside: sgn·(dx·(row_y − py) − dy·(x − px)) >= 0 */
+        t->side[e] = t->sgn * dy > 0 ? 1 : -1;
+        t->px[e] = px, t->py[e] = py, t->slope[e] = slope, t->tol[e] = tol;
     }
+    return true;
 }
 
-/* Visit the samples inside triangle (a, b, c): calls body with barycentrics.
- * Per row, the columns are first narrowed to the triangle's conservative span
- * (edge_span), then each sample is tested exactly as before. */
-#define RASTER_TRIANGLE(R, A, B, C, BODY)                                                    \
-    do {                                                                                    \
-        double area_ = edge(A.x, A.y, B.x, B.y, C.x, C.y);                                  \
-        if (!(fabs(area_) > 1e-12))                                                         \
-            break;                                                                          \
-        double minx_ = fmin(A.x, fmin(B.x, C.x)), maxx_ = fmax(A.x, fmax(B.x, C.x));        \
-        double miny_ = fmin(A.y, fmin(B.y, C.y)), maxy_ = fmax(A.y, fmax(B.y, C.y));        \
-        int x0_ = (int)fmax(0.0, ceil(minx_ - 0.5)), x1_ = (int)fmin(R->w - 1.0, floor(maxx_ - 0.5)); \
-        int y0_ = (int)fmax(0.0, ceil(miny_ - 0.5)), y1_ = (int)fmin(R->h - 1.0, floor(maxy_ - 0.5)); \
-        if (x0_ > x1_ || y0_ > y1_)                                                         \
-            break;                                                                          \
-        double inv_ = 1.0 / area_, sgn_ = area_ > 0 ? 1.0 : -1.0;                           \
-        for (int sy_ = y0_; sy_ <= y1_; ++sy_) {                                            \
-            double py_ = sy_ + 0.5;                                                         \
-            int lo_ = x0_, hi_ = x1_;                                                       \
-            edge_span(B.x, B.y, C.x, C.y, sgn_, py_, &lo_, &hi_);                           \
-            edge_span(C.x, C.y, A.x, A.y, sgn_, py_, &lo_, &hi_);                           \
-            edge_span(A.x, A.y, B.x, B.y, sgn_, py_, &lo_, &hi_);                           \
-            for (int sx_ = lo_; sx_ <= hi_; ++sx_) {                                        \
-                double px_ = sx_ + 0.5;                                                     \
-                double b0 = edge(B.x, B.y, C.x, C.y, px_, py_) * inv_;                      \
-                double b1 = edge(C.x, C.y, A.x, A.y, px_, py_) * inv_;                      \
-                double b2 = 1.0 - b0 - b1;                                                  \
-                if (b0 < 0 || b1 < 0 || b2 < 0)                                             \
-                    continue;                                                               \
-                size_t idx = (size_t)sy_ * (size_t)R->w + (size_t)sx_;                      \
-                BODY                                                                        \
-            }                                                                               \
-        }                                                                                   \
-    } while (0)
+/* The columns [*lo, *hi] of sample row sy that can hold the inside. */
+static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *hi)
+{
+    int l = t->x0, h = t->x1;
+    for (int e = 0; e < 3; ++e) {
+        if (!t->side[e])
+            continue;
+        double cross = t->px[e] + t->slope[e] * (row_y - t->py[e]);
+        if (t->side[e] > 0) {
+            double b = floor(cross - 0.5 + t->tol[e]);
+            if (b < h)
+                h = b < l - 1 ? l - 1 : (int)b;
+        } else {
+            double b = ceil(cross - 0.5 - t->tol[e]);
+            if (b > l)
+                l = b > h + 1 ? h + 1 : (int)b;
+        }
+    }
+    *lo = l, *hi = h;
+}
+
+/* The inside test of a sample, scalar: b0 = edge(B, C, p)/area, b1 =
+ * edge(C, A, p)/area (their row-constant halves r0, r1 hoisted: the same IEEE
+ * operations in the same order), b2 = 1 − b0 − b1, all >= 0. */
+#define INSIDE_SCALAR(SX)                                                                    \
+    double px = (SX) + 0.5;                                                                 \
+    double b0 = (r0 - d0 * (px - bx)) * inv;                                                \
+    double b1 = (r1 - d1 * (px - cx)) * inv;                                                \
+    double b2 = 1.0 - b0 - b1;                                                              \
+    bool inside = !(b0 < 0 || b1 < 0 || b2 < 0)
+
+#ifdef __SSE2__
+/* The same test for samples SX, SX+1 in SSE2 lanes: "not less than 0" keeps a
+ * NaN barycentric inside as the scalar test does; IN: bit k for SX+k. */
+#define INSIDE_PAIR(SX)                                                                      \
+    __m128d px2 = _mm_add_pd(_mm_cvtepi32_pd(_mm_setr_epi32((SX), (SX) + 1, 0, 0)), HALF);  \
+    __m128d b0v = _mm_mul_pd(_mm_sub_pd(R0, _mm_mul_pd(D0, _mm_sub_pd(px2, BX))), INV);     \
+    __m128d b1v = _mm_mul_pd(_mm_sub_pd(R1, _mm_mul_pd(D1, _mm_sub_pd(px2, CX))), INV);     \
+    __m128d b2v = _mm_sub_pd(_mm_sub_pd(ONE, b0v), b1v);                                    \
+    int in = _mm_movemask_pd(_mm_and_pd(_mm_and_pd(_mm_cmpnlt_pd(b0v, ZERO), _mm_cmpnlt_pd(b1v, ZERO)), \
+                                        _mm_cmpnlt_pd(b2v, ZERO)))
+#define PAIR_CONSTANTS                                                                       \
+    const __m128d BX = _mm_set1_pd(bx), CX = _mm_set1_pd(cx), D0 = _mm_set1_pd(d0),         \
+                  D1 = _mm_set1_pd(d1), INV = _mm_set1_pd(inv), ONE = _mm_set1_pd(1.0),     \
+                  ZERO = _mm_setzero_pd(), HALF = _mm_set1_pd(0.5)
+#endif
 
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, uint32_t rgba)
+                            size_t triangle_count, uint32_t rgba, int row0, int row1)
 {
     uint8_t c[3] = {(uint8_t)(rgba >> 24), (uint8_t)(rgba >> 16), (uint8_t)(rgba >> 8)};
     for (size_t t = 0; t < triangle_count; ++t) {
         const skfi_screen_vertex a = v[tri[3 * t]], b = v[tri[3 * t + 1]], cc = v[tri[3 * t + 2]];
-        RASTER_TRIANGLE(r, a, b, cc, {
-            (void)b2;
-            r->layer[idx] = 1;
-            memcpy(r->rgb + 3 * idx, c, 3);
-        });
+        tri_scan ts;
+        if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))
+            continue;
+        const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
+        const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
+#ifdef __SSE2__
+        PAIR_CONSTANTS;
+#endif
+        for (int sy = ts.y0; sy <= ts.y1; ++sy) {
+            double py = sy + 0.5;
+            int lo, hi;
+            tri_scan_row(&ts, py, &lo, &hi);
+            const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);
+            size_t row = (size_t)sy * (size_t)r->w;
+            int sx = lo;
+#ifdef __SSE2__
+            const __m128d R0 = _mm_set1_pd(r0), R1 = _mm_set1_pd(r1);
+            for (; sx < hi; sx += 2) {
+                INSIDE_PAIR(sx);
+                for (int k = 0; k < 2; ++k)
+                    if (in >> k & 1) {
+                        r->layer[row + (size_t)sx + (size_t)k] = 1;
+                        memcpy(r->rgb + 3 * (row + (size_t)sx + (size_t)k), c, 3);
+                    }
+            }
+#endif
+            for (; sx <= hi; ++sx) {
+                INSIDE_SCALAR(sx);
+                if (inside) {
+                    r->layer[row + (size_t)sx] = 1;
+                    memcpy(r->rgb + 3 * (row + (size_t)sx), c, 3);
+                }
+            }
+        }
     }
 }
 
-void skfi_raster_surface(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                         size_t triangle_count, uint32_t neutral_rgba)
+/* The colour bin every sample of a triangle gets, or -1 when it may vary:
+ * the interpolated error b0·ea + b1·eb + b2·ec (b >= 0, b0 + b1 + b2 = 1 up
+ * to 2 ulp) lies within 1e-12·max|e| of [min e, max e] (its rounding is a
+ * few ulp of max|e|), and skfi_colormap_bin is monotone, so equal bins at
+ * both widened ends mean one bin. */
+static int constant_bin(float ea, float eb, float ec)
 {
-    uint8_t neutral[3] = {(uint8_t)(neutral_rgba >> 24), (uint8_t)(neutral_rgba >> 16),
-                          (uint8_t)(neutral_rgba >> 8)};
-    uint8_t bins[SKF_COLORMAP_BINS][3];
-    for (int k = 0; k < SKF_COLORMAP_BINS; ++k)
-        skfi_colormap_rgb(k, bins[k]);
+    double lo = fmin(ea, fmin(eb, ec)), hi = fmax(ea, fmax(eb, ec));
+    double m = fmax(fabs(lo), fabs(hi));
+    double l = lo - 1e-12 * m, h = hi + 1e-12 * m;
+    if (!isfinite(l) || !isfinite(h))
+        return -1;
+    int k = skfi_colormap_bin(l);
+    return k == skfi_colormap_bin(h) ? k : -1;
+}
+
+/* A sample of a surface triangle inside it: the depth test, then the colour
+ * (bin of the interpolated error e, or base when the triangle has one, times
+ * the interpolated shade s). */
+static inline void surface_store(skfi_raster *r, size_t idx, float z, double s, double e,
+                                 const double *base, const double (*bins)[3], bool unit_shade)
+{
+    if (!(z < r->depth[idx]))
+        return;
+    r->depth[idx] = z;
+    r->layer[idx] = 2;
+    if (!base)
+        base = bins[skfi_colormap_bin(e)];
+    uint8_t *dst = r->rgb + 3 * idx;
+    if (unit_shade) {
+        dst[0] = (uint8_t)(int)(base[0] * s + 0.5);
+        dst[1] = (uint8_t)(int)(base[1] * s + 0.5);
+        dst[2] = (uint8_t)(int)(base[2] * s + 0.5);
+    } else {
+        dst[0] = skfi_shade8((uint8_t)base[0], s);
+        dst[1] = skfi_shade8((uint8_t)base[1], s);
+        dst[2] = skfi_shade8((uint8_t)base[2], s);
+    }
+}
+
+/* Per row, the samples of the span are tested two at a time in SSE2 lanes on
+ * x86-64 (the same IEEE double operations in the same order as the scalar
+ * expressions, so the same bits), the odd one out by the scalar test; depth,
+ * shade and error are interpolated alike, and the depth test and colour run
+ * per sample in column order. */
+void skfi_raster_surface(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
+                         size_t triangle_count, uint32_t neutral_rgba, int row0, int row1)
+{
+    /* the colour bytes as doubles: c·s below is the same product as for the byte */
+    double neutral[3] = {(uint8_t)(neutral_rgba >> 24), (uint8_t)(neutral_rgba >> 16),
+                         (uint8_t)(neutral_rgba >> 8)};
+    double bins[SKF_COLORMAP_BINS][3];
+    for (int k = 0; k < SKF_COLORMAP_BINS; ++k) {
+        uint8_t rgb[3];
+        skfi_colormap_rgb(k, rgb);
+        bins[k][0] = rgb[0], bins[k][1] = rgb[1], bins[k][2] = rgb[2];
+    }
     for (size_t t = 0; t < triangle_count; ++t) {
         const skfi_screen_vertex a = v[tri[3 * t]], b = v[tri[3 * t + 1]], cc = v[tri[3 * t + 2]];
+        tri_scan ts;
+        if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))
+            continue;
         bool neutral_tri = a.err_pct < 0 || b.err_pct < 0 || cc.err_pct < 0;
-        RASTER_TRIANGLE(r, a, b, cc, {
-            float z = (float)(b0 * a.z + b1 * b.z + b2 * cc.z);
-            if (!(z < r->depth[idx]))
-                continue;
-            r->depth[idx] = z;
-            r->layer[idx] = 2;
-            double s = b0 * a.shade + b1 * b.shade + b2 * cc.shade;
-            const uint8_t *base = neutral;
-            if (!neutral_tri)
-                base = bins[skfi_colormap_bin(b0 * a.err_pct + b1 * b.err_pct + b2 * cc.err_pct)];
-            uint8_t *dst = r->rgb + 3 * idx;
-            dst[0] = skfi_shade8(base[0], s);
-            dst[1] = skfi_shade8(base[1], s);
-            dst[2] = skfi_shade8(base[2], s);
-        });
+        int fixed = neutral_tri ? -1 : constant_bin(a.err_pct, b.err_pct, cc.err_pct);
+        const double *base = neutral_tri ? neutral : fixed >= 0 ? bins[fixed] : NULL;
+        /* Shades in [0, 1] keep c·s + 0.5 in [0.5, 256) (s is their convex
+         * combination within a few ulp), where the clamp of skfi_shade8 is
+         * the identity: the plain truncation gives the same byte. */
+        bool unit_shade = a.shade >= 0 && a.shade <= 1 && b.shade >= 0 && b.shade <= 1 &&
+                          cc.shade >= 0 && cc.shade <= 1;
+        const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
+        const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
+        const double za = a.z, zb = b.z, zc = cc.z, sa = a.shade, sb = b.shade, sc = cc.shade;
+        const double ea = a.err_pct, eb = b.err_pct, ec = cc.err_pct;
+#ifdef __SSE2__
+        PAIR_CONSTANTS;
+        const __m128d ZA = _mm_set1_pd(za), ZB = _mm_set1_pd(zb), ZC = _mm_set1_pd(zc),
+                      SA = _mm_set1_pd(sa), SB = _mm_set1_pd(sb), SC = _mm_set1_pd(sc),
+                      EA = _mm_set1_pd(ea), EB = _mm_set1_pd(eb), EC = _mm_set1_pd(ec);
+#endif
+        for (int sy = ts.y0; sy <= ts.y1; ++sy) {
+            double py = sy + 0.5;
+            int lo, hi;
+            tri_scan_row(&ts, py, &lo, &hi);
+            const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);
+            size_t row = (size_t)sy * (size_t)r->w;
+            int sx = lo;
+#ifdef __SSE2__
+            const __m128d R0 = _mm_set1_pd(r0), R1 = _mm_set1_pd(r1);
+            for (; sx < hi; sx += 2) {
+                INSIDE_PAIR(sx);
+                if (!in)
+                    continue;
+                __m128d z = _mm_add_pd(_mm_add_pd(_mm_mul_pd(b0v, ZA), _mm_mul_pd(b1v, ZB)), _mm_mul_pd(b2v, ZC));
+                __m128d s = _mm_add_pd(_mm_add_pd(_mm_mul_pd(b0v, SA), _mm_mul_pd(b1v, SB)), _mm_mul_pd(b2v, SC));
+                __m128d e = _mm_add_pd(_mm_add_pd(_mm_mul_pd(b0v, EA), _mm_mul_pd(b1v, EB)), _mm_mul_pd(b2v, EC));
+                float zf[4];
+                double sv[2], ev[2];
+                _mm_storeu_ps(zf, _mm_cvtpd_ps(z));
+                _mm_storeu_pd(sv, s);
+                _mm_storeu_pd(ev, e);
+                if (in & 1)
+                    surface_store(r, row + (size_t)sx, zf[0], sv[0], ev[0], base, bins, unit_shade);
+                if (in & 2)
+                    surface_store(r, row + (size_t)sx + 1, zf[1], sv[1], ev[1], base, bins, unit_shade);
+            }
+#endif
+            for (; sx <= hi; ++sx) {
+                INSIDE_SCALAR(sx);
+                if (!inside)
+                    continue;
+                surface_store(r, row + (size_t)sx, (float)(b0 * za + b1 * zb + b2 * zc),
+                              b0 * sa + b1 * sb + b2 * sc, b0 * ea + b1 * eb + b2 * ec, base, bins,
+                              unit_shade);
+            }
+        }
     }
 }
 
-void skfi_raster_resolve(const skfi_raster *r, int S, skf_image *img, int x0, int y0,
-                         uint8_t *coverage, float *depth, int img_w)
+void skfi_raster_resolve(const skfi_raster *r, int S, int py0, int py1, uint16_t *colsum,
+                         skf_image *img, int x0, int y0, uint8_t *coverage, float *depth, int img_w)
 {
-    int pw = r->w / S, ph = r->h / S;
+    int pw = r->w / S;
     unsigned n = (unsigned)(S * S);
+    int shift = -1;
+    for (int k = 0; k < 7; ++k)
+        if (n == 1u << k)
+            shift = k;
     size_t row_values = 3 * (size_t)pw * (size_t)S; /* the rgb values of one sample row in use */
-    for (int py = 0; py < ph; ++py) {
+    for (int py = py0; py < py1; ++py) {
         int iy = y0 + py;
         if (iy < 0 || iy >= img->height)
             continue;
         /* column sums of the S sample rows of this pixel row (S·S·255 < 2^16) */
-        uint16_t *col = r->colsum;
+        uint16_t *col = colsum;
         const uint8_t *src = r->rgb + 3 * (size_t)(py * S) * (size_t)r->w;
 #pragma omp simd
         for (size_t i = 0; i < row_values; ++i)
@@ -215,6 +390,7 @@ void skfi_raster_resolve(const skfi_raster *r, int S, skf_image *img, int x0, in
             for (size_t i = 0; i < row_values; ++i)
                 col[i] = (uint16_t)(col[i] + src[i]);
         }
+        uint8_t *out_row = img->pixels + (size_t)iy * img->stride;
         for (int px = 0; px < pw; ++px) {
             int ix = x0 + px;
             if (ix < 0 || ix >= img->width)
@@ -223,9 +399,13 @@ void skfi_raster_resolve(const skfi_raster *r, int S, skf_image *img, int x0, in
             const uint16_t *c = col + 3 * (size_t)px * (size_t)S;
             for (int sx = 0; sx < S; ++sx, c += 3)
                 sum[0] += c[0], sum[1] += c[1], sum[2] += c[2];
-            uint8_t *p = skf_image_at(img, ix, iy);
-            for (int k = 0; k < 3; ++k)
-                p[k] = (uint8_t)((sum[k] + n / 2) / n);
+            uint8_t *p = out_row + 4 * (size_t)ix;
+            if (shift >= 0) /* n a power of two: the same quotient as the division */
+                for (int k = 0; k < 3; ++k)
+                    p[k] = (uint8_t)((sum[k] + n / 2) >> shift);
+            else
+                for (int k = 0; k < 3; ++k)
+                    p[k] = (uint8_t)((sum[k] + n / 2) / n);
             p[3] = 255;
             if (!coverage && !depth)
                 continue;

@@ -1,8 +1,11 @@
 /* Panel renderer: validates a scene, frames one orthographic camera on every
  * surface over every frame, lays out the panels (label band, panels, legend
  * band), draws labels and the legend once with cairo's toy text API, then
- * rasterises each frame's panels in parallel (OpenMP over panels, one sample
- * buffer per thread). Layout and framing decisions: docs/render.md. */
+ * rasterises each frame: the panels' screen vertices in parallel (OpenMP over
+ * panels), then each panel in bands of pixel rows in parallel (OpenMP over
+ * bands, one shared sample buffer whose bands are disjoint). A sample sees the
+ * triangles in index order whatever the banding, so the bytes do not depend on
+ * the thread count. Layout and framing decisions: docs/render.md. */
 #include "render/render_internal.h"
 
 #include <cairo.h>
@@ -11,10 +14,9 @@
 #include <string.h>
 
 typedef struct thread_scratch {
-    skfi_raster raster;
-    skfi_screen_vertex *verts;
     double *normals;
     double *weld_sums;
+    uint16_t *colsum;             /* the resolve's column sums of one sample row */
 } thread_scratch;
 
 struct skf_renderer {
@@ -30,7 +32,11 @@ struct skf_renderer {
     uint32_t **weld;              /* per panel */
     size_t *weld_count;
     size_t max_vertices, max_weld;
+    int bands;                    /* bands of pixel rows a panel is drawn in: 1, or 4 per thread */
     thread_scratch *scratch;
+    skfi_screen_vertex **verts;   /* per panel: screen vertices of the frame being drawn */
+    skfi_screen_vertex *gt_verts; /* the ground truth's (when a panel shows its silhouette) */
+    skfi_raster raster;           /* the panel being drawn */
     skfi_raster sil;              /* the ground truth's silhouette of the frame being drawn, the same
                                      for every panel (one camera): drawn once per frame, copied into
                                      each panel that shows it (allocated when any panel does) */
@@ -217,9 +223,8 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
 
 /* ---- construction ------------------------------------------------------ */
 
-/* Sample buffers of w × h samples (with the resolve's column sums when
- * resolved): the sample count, 0 when out of memory. */
-static size_t raster_alloc(skfi_raster *r, int w, int h, bool resolved)
+/* Sample buffers of w × h samples: the sample count, 0 when out of memory. */
+static size_t raster_alloc(skfi_raster *r, int w, int h)
 {
     r->w = w;
     r->h = h;
@@ -227,8 +232,7 @@ static size_t raster_alloc(skfi_raster *r, int w, int h, bool resolved)
     r->depth = skf_malloc_array(ns, sizeof(float));
     r->rgb = skf_malloc_array(ns, 3);
     r->layer = skf_malloc_array(ns, 1);
-    r->colsum = resolved ? skf_malloc_array((size_t)w, 3 * sizeof *r->colsum) : NULL;
-    return r->depth && r->rgb && r->layer && (r->colsum || !resolved) ? ns : 0;
+    return r->depth && r->rgb && r->layer ? ns : 0;
 }
 
 static void raster_release(skfi_raster *r)
@@ -236,7 +240,6 @@ static void raster_release(skfi_raster *r)
     skf_free(r->depth);
     skf_free(r->rgb);
     skf_free(r->layer);
-    skf_free(r->colsum);
 }
 
 void skf_renderer_free(skf_renderer *r)
@@ -246,12 +249,17 @@ void skf_renderer_free(skf_renderer *r)
     if (r->scratch)
         for (int t = 0; t < r->threads; ++t) {
             thread_scratch *s = &r->scratch[t];
-            raster_release(&s->raster);
-            skf_free(s->verts);
             skf_free(s->normals);
             skf_free(s->weld_sums);
+            skf_free(s->colsum);
         }
     skf_free(r->scratch);
+    if (r->verts)
+        for (size_t k = 0; k < r->scene.panel_count; ++k)
+            skf_free(r->verts[k]);
+    skf_free(r->verts);
+    skf_free(r->gt_verts);
+    raster_release(&r->raster);
     raster_release(&r->sil);
     if (r->weld)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
@@ -344,16 +352,18 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
                         pw, ph, S, S);
     }
     int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    r->threads = threads < (int)P ? threads : (int)P;
+    r->threads = threads < ph ? threads : ph;
     if (r->threads < 1)
         r->threads = 1;
+    r->bands = r->threads == 1 ? 1 : 4 * r->threads < ph ? 4 * r->threads : ph;
     r->panels = skf_malloc_array(P, sizeof *r->panels);
     r->panel_x = skf_malloc_array(P, sizeof *r->panel_x);
     r->weld = skf_calloc(P, sizeof *r->weld);
     r->weld_count = skf_calloc(P, sizeof *r->weld_count);
     r->scratch = skf_calloc((size_t)r->threads, sizeof *r->scratch);
+    r->verts = skf_calloc(P, sizeof *r->verts);
     skf_status st = SKF_OK;
-    if (!r->panels || !r->panel_x || !r->weld || !r->weld_count || !r->scratch) {
+    if (!r->panels || !r->panel_x || !r->weld || !r->weld_count || !r->scratch || !r->verts) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
         goto fail;
     }
@@ -367,7 +377,8 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     for (size_t k = 0; k < P; ++k) {
         const skf_render_surface *s = &r->panels[k].surface;
         r->weld[k] = skf_malloc_array(s->vertex_count ? s->vertex_count : 1, sizeof(uint32_t));
-        if (!r->weld[k]) {
+        r->verts[k] = skf_malloc_array(s->vertex_count ? s->vertex_count : 1, sizeof *r->verts[k]);
+        if (!r->weld[k] || !r->verts[k]) {
             st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
             goto fail;
         }
@@ -379,8 +390,6 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
         if (r->weld_count[k] > r->max_weld)
             r->max_weld = r->weld_count[k];
     }
-    if (any_silhouette && scene->ground_truth->vertex_count > r->max_vertices)
-        r->max_vertices = scene->ground_truth->vertex_count;
 
     /* camera: basis from the world box, framing from the projected extents */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -408,22 +417,28 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     r->cam.cx = 0.5 * (elo[0] + ehi[0]);
     r->cam.cy = 0.5 * (elo[1] + ehi[1]);
 
-    for (int t = 0; t < r->threads; ++t) {
+    size_t ns = raster_alloc(&r->raster, r->panel_w * S, r->panel_h * S);
+    for (int t = 0; ns && t < r->threads; ++t) {
         thread_scratch *s = &r->scratch[t];
-        size_t ns = raster_alloc(&s->raster, r->panel_w * S, r->panel_h * S, true);
-        s->verts = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, sizeof *s->verts);
         s->normals = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, 3 * sizeof(double));
         s->weld_sums = skf_malloc_array(r->max_weld ? r->max_weld : 1, 3 * sizeof(double));
-        if (!ns || !s->verts || !s->normals || !s->weld_sums) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
-                          r->panel_h * S);
-            goto fail;
-        }
+        s->colsum = skf_malloc_array((size_t)r->raster.w, 3 * sizeof *s->colsum);
+        if (!s->normals || !s->weld_sums || !s->colsum)
+            ns = 0;
+    }
+    if (!ns) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
+                      r->panel_h * S);
+        goto fail;
     }
     bool silhouettes = false;
     for (size_t k = 0; k < P; ++k)
         silhouettes |= r->panels[k].silhouette;
-    if (silhouettes && !raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S, false)) {
+    if (silhouettes && (!raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S) ||
+                        !(r->gt_verts = skf_malloc_array(scene->ground_truth->vertex_count
+                                                             ? scene->ground_truth->vertex_count
+                                                             : 1,
+                                                         sizeof *r->gt_verts)))) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
                       r->panel_h * S);
         goto fail;
@@ -479,21 +494,15 @@ static void to_screen(const skf_renderer *r, const double *pos, size_t n, skfi_s
     }
 }
 
-static void draw_panel(const skf_renderer *r, size_t k, size_t frame, thread_scratch *s,
-                       skf_image *img, const skf_render_aux *aux)
+/* Screen vertices of panel k at frame: positions, smooth-normal shade and
+ * the error in % of the diagonal. */
+static void setup_panel(const skf_renderer *r, size_t k, size_t frame, thread_scratch *s)
 {
     const skf_render_panel *p = &r->panels[k];
-    if (p->silhouette) {
-        size_t ns = (size_t)s->raster.w * (size_t)s->raster.h;
-        memcpy(s->raster.depth, r->sil.depth, ns * sizeof(float));
-        memcpy(s->raster.rgb, r->sil.rgb, ns * 3);
-        memcpy(s->raster.layer, r->sil.layer, ns);
-    } else {
-        skfi_raster_clear(&s->raster, SKF_RENDER_BACKGROUND);
-    }
     const skf_render_surface *sf = &p->surface;
+    skfi_screen_vertex *v = r->verts[k];
     const double *pos = sf->positions + frame * 3 * sf->vertex_count;
-    to_screen(r, pos, sf->vertex_count, s->verts);
+    to_screen(r, pos, sf->vertex_count, v);
     skfi_vertex_normals(pos, sf->vertex_count, sf->triangles, sf->triangle_count, r->weld[k],
                         r->weld_count[k], s->weld_sums, s->normals);
     const skfi_camera *c = &r->cam;
@@ -502,14 +511,35 @@ static void draw_panel(const skf_renderer *r, size_t k, size_t frame, thread_scr
         double toward = -(n[0] * c->dir[0] + n[1] * c->dir[1] + n[2] * c->dir[2]);
         double sign = toward < 0 ? -1.0 : 1.0; /* two-sided: face the viewer */
         double d = sign * (n[0] * c->light[0] + n[1] * c->light[1] + n[2] * c->light[2]);
-        s->verts[i].shade = (float)(SKF_RENDER_AMBIENT + SKF_RENDER_DIFFUSE * (d > 0 ? d : 0));
+        v[i].shade = (float)(SKF_RENDER_AMBIENT + SKF_RENDER_DIFFUSE * (d > 0 ? d : 0));
         if (p->errors && (!p->measured || p->measured[i]))
-            s->verts[i].err_pct =
-                (float)(100.0 * p->errors[frame * sf->vertex_count + i] / p->diagonal);
+            v[i].err_pct = (float)(100.0 * p->errors[frame * sf->vertex_count + i] / p->diagonal);
     }
-    skfi_raster_surface(&s->raster, s->verts, sf->triangles, sf->triangle_count,
-                        SKF_RENDER_NEUTRAL);
-    skfi_raster_resolve(&s->raster, r->S, img, r->panel_x[k], r->panel_y,
+}
+
+/* Pixel rows [*p0, *p1) of band b of the panel. */
+static void band_rows(const skf_renderer *r, int b, int *p0, int *p1)
+{
+    *p0 = (int)((long)r->panel_h * b / r->bands);
+    *p1 = (int)((long)r->panel_h * (b + 1) / r->bands);
+}
+
+/* Band b of panel k: its sample rows start from the silhouette (or the
+ * background), get the surface, and are box-filtered into img. */
+static void draw_band(skf_renderer *r, size_t k, int b, thread_scratch *s, skf_image *img,
+                      const skf_render_aux *aux)
+{
+    const skf_render_panel *p = &r->panels[k];
+    int p0, p1;
+    band_rows(r, b, &p0, &p1);
+    int row0 = p0 * r->S, row1 = p1 * r->S;
+    if (p->silhouette)
+        skfi_raster_copy_rows(&r->raster, &r->sil, row0, row1);
+    else
+        skfi_raster_clear(&r->raster, SKF_RENDER_BACKGROUND, row0, row1);
+    skfi_raster_surface(&r->raster, r->verts[k], p->surface.triangles, p->surface.triangle_count,
+                        SKF_RENDER_NEUTRAL, row0, row1);
+    skfi_raster_resolve(&r->raster, r->S, p0, p1, s->colsum, img, r->panel_x[k], r->panel_y,
                         aux ? aux->coverage : NULL, aux ? aux->depth : NULL, r->width);
 }
 
@@ -528,16 +558,31 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
     if (aux && aux->depth)
         for (size_t i = 0; i < (size_t)r->width * (size_t)r->height; ++i)
             aux->depth[i] = INFINITY;
-    if (r->sil.depth) {
-        const skf_render_surface *g = r->scene.ground_truth;
-        skfi_screen_vertex *v = r->scratch[0].verts; /* free until the panels are drawn */
-        skfi_raster_clear(&r->sil, SKF_RENDER_BACKGROUND);
-        to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, v);
-        skfi_raster_silhouette(&r->sil, v, g->triangles, g->triangle_count, SKF_RENDER_SILHOUETTE);
+    int P = (int)r->scene.panel_count, B = r->bands;
+    const skf_render_surface *g = r->scene.ground_truth;
+    if (r->sil.depth)
+        to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, r->gt_verts);
+#pragma omp parallel num_threads(r->threads)
+    {
+        thread_scratch *s = &r->scratch[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < P; ++k)
+            setup_panel(r, (size_t)k, frame, s);
+        if (r->sil.depth) {
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < B; ++b) {
+                int p0, p1;
+                band_rows(r, b, &p0, &p1);
+                skfi_raster_clear(&r->sil, SKF_RENDER_BACKGROUND, p0 * r->S, p1 * r->S);
+                skfi_raster_silhouette(&r->sil, r->gt_verts, g->triangles, g->triangle_count,
+                                       SKF_RENDER_SILHOUETTE, p0 * r->S, p1 * r->S);
+            }
+        }
+        for (int k = 0; k < P; ++k) {
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < B; ++b)
+                draw_band(r, (size_t)k, b, s, img, aux);
+        }
     }
-    int P = (int)r->scene.panel_count;
-#pragma omp parallel for num_threads(r->threads) schedule(dynamic, 1)
-    for (int k = 0; k < P; ++k)
-        draw_panel(r, (size_t)k, frame, &r->scratch[omp_get_thread_num()], img, aux);
     return SKF_OK;
 }

@@ -53,13 +53,15 @@ typedef struct skfi_camera {
 void skfi_camera_basis(skf_render_view view, const double lo[3], const double hi[3],
                        skfi_camera *cam);
 
-/* Sample buffer of one panel: w × h samples (S per pixel per axis). */
+/* Sample buffer of one panel: w × h samples (S per pixel per axis). The
+ * drawing calls take a band of sample rows [row0, row1) and touch only those
+ * rows, so bands draw in parallel; each sample sees the triangles in index
+ * order whatever the bands, so the bytes do not depend on the banding. */
 typedef struct skfi_raster {
     int w, h;
     float *depth;      /* [w*h], +inf = empty */
     uint8_t *rgb;      /* [w*h*3] */
     uint8_t *layer;    /* [w*h]: 0 background, 1 silhouette, 2 surface */
-    uint16_t *colsum;  /* [w*3] scratch of skfi_raster_resolve (may be NULL when never resolved) */
 } skfi_raster;
 
 /* Per-vertex screen data (sample coordinates) for one surface and frame. */
@@ -69,18 +71,21 @@ typedef struct skfi_screen_vertex {
     float err_pct;     /* error in % of the diagonal, < 0 for the neutral colour */
 } skfi_screen_vertex;
 
-void skfi_raster_clear(skfi_raster *r, uint32_t rgba);
+void skfi_raster_clear(skfi_raster *r, uint32_t rgba, int row0, int row1);
+/* Rows [row0, row1) of src into dst (the same size). */
+void skfi_raster_copy_rows(skfi_raster *dst, const skfi_raster *src, int row0, int row1);
 /* Fill triangles flat with rgba on layer 1 (no depth test). */
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, uint32_t rgba);
+                            size_t triangle_count, uint32_t rgba, int row0, int row1);
 /* Depth-tested, Gouraud-shaded triangles on layer 2: colour = colormap bin of
  * the interpolated error (or neutral when err_pct < 0) × interpolated shade. */
 void skfi_raster_surface(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                         size_t triangle_count, uint32_t neutral_rgba);
-/* Box-filter S×S samples into img at (x0, y0); fill aux (may be NULL
- * members) whose rows are img_w wide. */
-void skfi_raster_resolve(const skfi_raster *r, int S, skf_image *img, int x0, int y0,
-                         uint8_t *coverage, float *depth, int img_w);
+                         size_t triangle_count, uint32_t neutral_rgba, int row0, int row1);
+/* Box-filter the S×S samples of pixel rows [py0, py1) into img at (x0, y0);
+ * fill aux (may be NULL members) whose rows are img_w wide. colsum: scratch
+ * of w*3 values. */
+void skfi_raster_resolve(const skfi_raster *r, int S, int py0, int py1, uint16_t *colsum,
+                         skf_image *img, int x0, int y0, uint8_t *coverage, float *depth, int img_w);
 
 /* Smooth vertex normals (area-weighted face normals summed over vertices that
  * share a position in the weld map): normals [N*3] (unit or zero),
