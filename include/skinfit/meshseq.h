@@ -48,6 +48,10 @@ void skf_meshseq_free(skf_meshseq *seq);
  * and the byte offset. Limits: 2^31 vertices / frames, object depth 256. */
 typedef struct skf_alembic_options {
     bool apply_parent_xform; /* false (default): shape-local positions */
+    /* Per-call caps (skf_limits, base.h) on cache-bytes, vertices, frames,
+     * alembic-depth and alembic-objects; NULL or a 0 entry: the process-wide
+     * value. Not copied: must outlive the call. */
+    const skf_limits *limits;
 } skf_alembic_options;
 
 /* opt may be NULL (defaults). On success *out is a new sequence (caller frees
@@ -59,6 +63,16 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
                                    const skf_alembic_options *opt, skf_meshseq **out,
                                    skf_error *err);
 
+/* Options of the PC2, MDD and OBJ readers (the *_opts calls; the plain calls
+ * pass NULL): per-call caps (skf_limits, base.h) on cache-bytes (the file),
+ * vertices and frames, so two threads can read with different caps; NULL or a
+ * 0 entry takes the process-wide value. A cap from limits says so in its
+ * message ("... exceed the limit frames=2 (set by the caller:
+ * skf_limits.value[SKF_LIMIT_FRAMES])"). limits must outlive the call. */
+typedef struct skf_meshseq_read_options {
+    const skf_limits *limits;
+} skf_meshseq_read_options;
+
 /* MDD point cache, big-endian: int32 frame_count, int32 point_count,
  * float32 times[frame_count] (seconds), then frame_count x point_count x 3
  * float32. Reading sets start_time = times[0] and fps = 1 / (times[1] -
@@ -68,6 +82,11 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
 skf_status skf_mdd_read(const char *path, skf_meshseq **out, skf_error *err);
 skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *name,
                                skf_meshseq **out, skf_error *err);
+skf_status skf_mdd_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
+                             skf_error *err);
+skf_status skf_mdd_read_memory_opts(const uint8_t *data, size_t size, const char *name,
+                                    const skf_meshseq_read_options *opt, skf_meshseq **out,
+                                    skf_error *err);
 /* Write seq as MDD (atomically); frame f is timed start_time + f / fps
  * (fps 0 → 24). Positions are rounded to float32. */
 skf_status skf_mdd_write(const char *path, const skf_meshseq *seq, skf_error *err);
@@ -96,6 +115,12 @@ skf_status skf_pc2_read(const char *path, skf_meshseq **out, skf_error *err);
 /* Same from memory; name is used in messages. */
 skf_status skf_pc2_read_memory(const void *data, size_t size, const char *name,
                                skf_meshseq **out, skf_error *err);
+/* The same under per-call limits (opt may be NULL). */
+skf_status skf_pc2_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
+                             skf_error *err);
+skf_status skf_pc2_read_memory_opts(const void *data, size_t size, const char *name,
+                                    const skf_meshseq_read_options *opt, skf_meshseq **out,
+                                    skf_error *err);
 /* Write seq atomically as PC2 (positions rounded to float32). */
 skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *err);
 
@@ -111,12 +136,16 @@ skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *er
  * fps and start_time are 0 (OBJ carries no timing). Errors name the file and
  * line. */
 skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err);
+skf_status skf_objseq_read_opts(const char *where, const skf_meshseq_read_options *opt,
+                                skf_meshseq **out, skf_error *err);
 /* The file name skf_objseq_read opens for frame `frame` of `where` (a folder
  * or a pattern), into buf of cap bytes. */
 skf_status skf_objseq_frame_file(const char *where, size_t frame, char *buf, size_t cap,
                                  skf_error *err);
 /* Read one OBJ (vertices and fan-triangulated faces) as a one-frame sequence. */
 skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err);
+skf_status skf_obj_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
+                             skf_error *err);
 /* Write: a folder (files frame_0000.obj ...) when `where` ends in '/' or
  * names a folder, else a printf pattern. A folder is replaced as a whole
  * (skf_atomic_dir: written beside it, swapped in): it must be new, empty or

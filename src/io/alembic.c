@@ -47,6 +47,7 @@ typedef struct abc_reader {
     uint64_t n;
     const char *name;
     skf_error *err;
+    const skf_limits *limits; /* per-call caps (NULL: the process-wide ones) */
     const uint8_t *md_data; /* indexed metadata block */
     uint64_t md_size;
     uint64_t md_offset;
@@ -496,13 +497,13 @@ static skf_status read_children(abc_reader *r, uint64_t word, abc_object **kids,
 static skf_status find_polymesh(abc_reader *r, uint64_t word, int depth, uint64_t *xforms,
                                 int nx, uint64_t *mesh, uint64_t *mesh_xforms, int *mesh_nx)
 {
-    if ((size_t)depth > skf_limit(SKF_LIMIT_ALEMBIC_DEPTH))
+    if ((size_t)depth > skf_limits_value(r->limits, SKF_LIMIT_ALEMBIC_DEPTH))
         return skf_fail(r->err, SKF_ERR_LIMIT, "%s: byte %llu: object depth %d exceeds %s",
                         r->name, (unsigned long long)word, depth,
-                        skf_limit_exceeded(SKF_LIMIT_ALEMBIC_DEPTH).text);
-    if (++r->objects_seen > skf_limit(SKF_LIMIT_ALEMBIC_OBJECTS))
+                        skf_limits_exceeded(r->limits, SKF_LIMIT_ALEMBIC_DEPTH).text);
+    if (++r->objects_seen > skf_limits_value(r->limits, SKF_LIMIT_ALEMBIC_OBJECTS))
         return skf_fail(r->err, SKF_ERR_LIMIT, "%s: byte %llu: objects exceed %s", r->name,
-                        (unsigned long long)word, skf_limit_exceeded(SKF_LIMIT_ALEMBIC_OBJECTS).text);
+                        (unsigned long long)word, skf_limits_exceeded(r->limits, SKF_LIMIT_ALEMBIC_OBJECTS).text);
     abc_object *kids;
     size_t n;
     uint64_t props;
@@ -740,6 +741,7 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
     r.n = size;
     r.name = name ? name : "<memory>";
     r.err = err;
+    r.limits = opt ? opt->limits : NULL;
     skf_status st = SKF_OK;
     abc_prop *geom = NULL;
     size_t ngeom = 0;
@@ -768,7 +770,7 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
         goto done;
 
     uint64_t mesh = 0;
-    size_t max_depth = skf_limit(SKF_LIMIT_ALEMBIC_DEPTH);
+    size_t max_depth = skf_limits_value(r.limits, SKF_LIMIT_ALEMBIC_DEPTH);
     uint64_t *stack = skf_malloc_array(max_depth + 2, sizeof *stack);
     uint64_t *mesh_x = skf_malloc_array(max_depth + 2, sizeof *mesh_x);
     int mesh_nx = 0;
@@ -843,16 +845,16 @@ skf_status skf_alembic_read_memory(const uint8_t *data, size_t size, const char 
                       r.name, (unsigned long long)at0);
         goto done;
     }
-    if (nv > skf_limit(SKF_LIMIT_VERTICES)) {
+    if (nv > skf_limits_value(r.limits, SKF_LIMIT_VERTICES)) {
         st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: %llu vertices exceed %s", r.name,
                       (unsigned long long)at0, (unsigned long long)nv,
-                      skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
+                      skf_limits_exceeded(r.limits, SKF_LIMIT_VERTICES).text);
         goto done;
     }
-    if (P->next_sample > skf_limit(SKF_LIMIT_FRAMES)) {
+    if (P->next_sample > skf_limits_value(r.limits, SKF_LIMIT_FRAMES)) {
         st = skf_fail(err, SKF_ERR_LIMIT, "%s: byte %llu: %u frames exceed %s", r.name,
                       (unsigned long long)at0, P->next_sample,
-                      skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                      skf_limits_exceeded(r.limits, SKF_LIMIT_FRAMES).text);
         goto done;
     }
     /* Bound the allocation by the file: distinct stored samples must exist
@@ -943,7 +945,8 @@ skf_status skf_alembic_read(const char *path, const skf_alembic_options *opt, sk
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(path, opt ? opt->limits : NULL, SKF_LIMIT_CACHE_BYTES, &data,
+                                         &size, err);
     if (st)
         return st;
     st = skf_alembic_read_memory(data, size, path, opt, out, err);

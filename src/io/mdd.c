@@ -28,6 +28,14 @@ static void put_be32(uint8_t *p, uint32_t v)
 skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *name,
                                skf_meshseq **out, skf_error *err)
 {
+    return skf_mdd_read_memory_opts(data, size, name, NULL, out, err);
+}
+
+skf_status skf_mdd_read_memory_opts(const uint8_t *data, size_t size, const char *name,
+                                    const skf_meshseq_read_options *opt, skf_meshseq **out,
+                                    skf_error *err)
+{
+    const skf_limits *lim = opt ? opt->limits : NULL;
     *out = NULL;
     if (!name)
         name = "<memory>";
@@ -41,12 +49,12 @@ skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *nam
     if (points <= 0)
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 4: point count %d (need at least 1)", name,
                         points);
-    if ((size_t)points > skf_limit(SKF_LIMIT_VERTICES))
+    if ((size_t)points > skf_limits_value(lim, SKF_LIMIT_VERTICES))
         return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 4: %d points exceed %s", name, points,
-                        skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
-    if ((size_t)frames > skf_limit(SKF_LIMIT_FRAMES))
+                        skf_limits_exceeded(lim, SKF_LIMIT_VERTICES).text);
+    if ((size_t)frames > skf_limits_value(lim, SKF_LIMIT_FRAMES))
         return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 0: %d frames exceed %s", name, frames,
-                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                        skf_limits_exceeded(lim, SKF_LIMIT_FRAMES).text);
     uint64_t need = 8 + 4 * (uint64_t)frames + (uint64_t)frames * (uint64_t)points * 12;
     if (need != size)
         return skf_fail(err, SKF_ERR_FORMAT,
@@ -90,13 +98,20 @@ skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *nam
 
 skf_status skf_mdd_read(const char *path, skf_meshseq **out, skf_error *err)
 {
+    return skf_mdd_read_opts(path, NULL, out, err);
+}
+
+skf_status skf_mdd_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
+                             skf_error *err)
+{
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(path, opt ? opt->limits : NULL, SKF_LIMIT_CACHE_BYTES, &data,
+                                         &size, err);
     if (st)
         return st;
-    st = skf_mdd_read_memory(data, size, path, out, err);
+    st = skf_mdd_read_memory_opts(data, size, path, opt, out, err);
     skf_free(data);
     return st;
 }

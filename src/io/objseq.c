@@ -58,7 +58,7 @@ static bool uvec_push(uvec *a, uint32_t x)
 
 /* Parse one OBJ text (NUL-terminated) into positions and triangles. Face
  * indices are checked against the final vertex count. */
-static skf_status parse_obj(const char *text, const char *name, dvec *pos, uvec *tri,
+static skf_status parse_obj(const char *text, const char *name, const skf_limits *lim, dvec *pos, uvec *tri,
                             skf_error *err)
 {
     const char *p = text;
@@ -94,9 +94,9 @@ static skf_status parse_obj(const char *text, const char *name, dvec *pos, uvec 
             }
             if (st)
                 break;
-            if (pos->n / 3 >= skf_limit(SKF_LIMIT_VERTICES)) {
+            if (pos->n / 3 >= skf_limits_value(lim, SKF_LIMIT_VERTICES)) {
                 st = skf_fail(err, SKF_ERR_LIMIT, "%s: line %zu: vertices exceed %s", name, line,
-                              skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
+                              skf_limits_exceeded(lim, SKF_LIMIT_VERTICES).text);
                 break;
             }
             if (!dvec_push3(pos, c[0], c[1], c[2]))
@@ -165,11 +165,12 @@ static skf_status parse_obj(const char *text, const char *name, dvec *pos, uvec 
     return st;
 }
 
-static skf_status read_obj_file(const char *path, dvec *pos, uvec *tri, skf_error *err)
+static skf_status read_obj_file(const char *path, const skf_limits *lim, dvec *pos, uvec *tri,
+                                skf_error *err)
 {
     uint8_t *data;
     size_t size;
-    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(path, lim, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
     if (st)
         return st;
     if (memchr(data, 0, size)) {
@@ -177,7 +178,7 @@ static skf_status read_obj_file(const char *path, dvec *pos, uvec *tri, skf_erro
         skf_free(data);
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte %zu: NUL byte in OBJ text", path, off);
     }
-    st = parse_obj((const char *)data, path, pos, tri, err);
+    st = parse_obj((const char *)data, path, lim, pos, tri, err);
     skf_free(data);
     return st;
 }
@@ -200,10 +201,16 @@ static skf_status make_seq(const char *where, size_t nv, size_t frames, const dv
 
 skf_status skf_obj_read(const char *path, skf_meshseq **out, skf_error *err)
 {
+    return skf_obj_read_opts(path, NULL, out, err);
+}
+
+skf_status skf_obj_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
+                             skf_error *err)
+{
     dvec pos = {0};
     uvec tri = {0};
     *out = NULL;
-    skf_status st = read_obj_file(path, &pos, &tri, err);
+    skf_status st = read_obj_file(path, opt ? opt->limits : NULL, &pos, &tri, err);
     if (!st)
         st = make_seq(path, pos.n / 3, 1, &pos, &tri, out, err);
     skf_free(pos.v);
@@ -277,6 +284,13 @@ skf_status skf_objseq_frame_file(const char *where, size_t frame, char *buf, siz
 
 skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
 {
+    return skf_objseq_read_opts(where, NULL, out, err);
+}
+
+skf_status skf_objseq_read_opts(const char *where, const skf_meshseq_read_options *opt,
+                                skf_meshseq **out, skf_error *err)
+{
+    const skf_limits *lim = opt ? opt->limits : NULL;
     *out = NULL;
     bool folder = is_dir(where);
     if (!folder && !valid_pattern(where))
@@ -292,14 +306,14 @@ skf_status skf_objseq_read(const char *where, skf_meshseq **out, skf_error *err)
             break;
         if (!exists(name))
             break;
-        if (frames >= skf_limit(SKF_LIMIT_FRAMES)) {
+        if (frames >= skf_limits_value(lim, SKF_LIMIT_FRAMES)) {
             st = skf_fail(err, SKF_ERR_LIMIT, "%s: %s: frames exceed %s", where, name,
-                          skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                          skf_limits_exceeded(lim, SKF_LIMIT_FRAMES).text);
             break;
         }
         size_t before = pos.n;
         uvec ftri = {0};
-        st = read_obj_file(name, &pos, &ftri, err);
+        st = read_obj_file(name, lim, &pos, &ftri, err);
         /* Vertex indices of later frames are relative to their own file. */
         if (!st && frames == 0) {
             tri = ftri;

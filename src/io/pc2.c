@@ -46,6 +46,14 @@ static void wr_f32(uint8_t *p, float f)
 skf_status skf_pc2_read_memory(const void *data, size_t size, const char *name,
                                skf_meshseq **out, skf_error *err)
 {
+    return skf_pc2_read_memory_opts(data, size, name, NULL, out, err);
+}
+
+skf_status skf_pc2_read_memory_opts(const void *data, size_t size, const char *name,
+                                    const skf_meshseq_read_options *opt, skf_meshseq **out,
+                                    skf_error *err)
+{
+    const skf_limits *lim = opt ? opt->limits : NULL;
     const uint8_t *b = data;
     *out = NULL;
     if (size < PC2_HEADER_BYTES)
@@ -72,12 +80,12 @@ skf_status skf_pc2_read_memory(const void *data, size_t size, const char *name,
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 20: start frame is not finite", name);
     if (!isfinite(sample_rate))
         return skf_fail(err, SKF_ERR_FORMAT, "%s: byte 24: sample rate is not finite", name);
-    if ((size_t)points > skf_limit(SKF_LIMIT_VERTICES))
+    if ((size_t)points > skf_limits_value(lim, SKF_LIMIT_VERTICES))
         return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 16: %d points exceed %s", name, (int)points,
-                        skf_limit_exceeded(SKF_LIMIT_VERTICES).text);
-    if ((size_t)samples > skf_limit(SKF_LIMIT_FRAMES))
+                        skf_limits_exceeded(lim, SKF_LIMIT_VERTICES).text);
+    if ((size_t)samples > skf_limits_value(lim, SKF_LIMIT_FRAMES))
         return skf_fail(err, SKF_ERR_LIMIT, "%s: byte 28: %d samples exceed %s", name,
-                        (int)samples, skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                        (int)samples, skf_limits_exceeded(lim, SKF_LIMIT_FRAMES).text);
     size_t np = (size_t)points, ns = (size_t)samples;
     size_t avail = size - PC2_HEADER_BYTES;
     size_t frame_bytes = np * 12;
@@ -113,13 +121,20 @@ skf_status skf_pc2_read_memory(const void *data, size_t size, const char *name,
 
 skf_status skf_pc2_read(const char *path, skf_meshseq **out, skf_error *err)
 {
+    return skf_pc2_read_opts(path, NULL, out, err);
+}
+
+skf_status skf_pc2_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
+                             skf_error *err)
+{
     uint8_t *data;
     size_t size;
     *out = NULL;
-    skf_status st = skf_read_file_limited(path, SKF_LIMIT_CACHE_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(path, opt ? opt->limits : NULL, SKF_LIMIT_CACHE_BYTES, &data,
+                                         &size, err);
     if (st)
         return st;
-    st = skf_pc2_read_memory(data, size, path, out, err);
+    st = skf_pc2_read_memory_opts(data, size, path, opt, out, err);
     skf_free(data);
     return st;
 }

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+skf_limits cli_limits;
+
 int cli_report_error(const skf_error *err)
 {
     char text[CLI_TEXT_MAX];
@@ -41,7 +43,7 @@ static const struct {
 skf_status cli_gltf_load(const char *path, skf_gltf **doc, skf_warnings *warnings, skf_error *err)
 {
     const char *a = getenv("SKF_ALLOW_OUTSIDE_REFS");
-    skf_gltf_load_options o = {.allow_outside_refs = a && !strcmp(a, "1")};
+    skf_gltf_load_options o = {.allow_outside_refs = a && !strcmp(a, "1"), .limits = &cli_limits};
     return skf_gltf_load_opts(path, &o, doc, warnings, err);
 }
 
@@ -89,9 +91,13 @@ static const char *user_text(const char *msg, skf_error_kind kind, const char *o
                 ++cut;
         }
         put(buf, cap, &len, msg, cut);
-        if (!strstr(msg + cut, "(set by the caller")) /* a per-call cap: no flag raises it */
-            put(buf, cap, &len, hint, strlen(hint));
-        put(buf, cap, &len, msg + cut, strlen(msg + cut));
+        put(buf, cap, &len, hint, strlen(hint));
+        /* A per-call cap names its field, skf_limits.value[...]: the CLI's own
+         * skf_limits (cli_limits, filled from --limit), so the flag replaces it. */
+        const char *rest = msg + cut, *field = " (set by the caller: skf_limits.value[";
+        if (!strncmp(rest, field, strlen(field)) && strstr(rest, "])"))
+            rest = strstr(rest, "])") + 2;
+        put(buf, cap, &len, rest, strlen(rest));
     } else if (kind == SKF_KIND_ITERATION_CAP && flag) {
         char hint[96];
         snprintf(hint, sizeof hint, " (raise it with %s N)", flag);

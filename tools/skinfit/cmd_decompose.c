@@ -173,7 +173,8 @@ static skf_status load_rest(const char *path, skf_meshseq **out, cli_guard *g, s
         skf_gltf_free(doc);
         return st;
     }
-    return skf_obj_read(path, out, err);
+    const skf_meshseq_read_options o = {&cli_limits};
+    return skf_obj_read_opts(path, &o, out, err);
 }
 
 static json_t *metrics_json(const skf_decompose_metrics *m)
@@ -290,18 +291,19 @@ int cmd_decompose(int argc, char **argv)
     skf_status st;
     struct stat sb;
     bool is_dir = stat(input, &sb) == 0 && S_ISDIR(sb.st_mode);
+    const skf_meshseq_read_options seq_opt = {&cli_limits};
     if (cli_ends_with(input, ".abc")) {
-        skf_alembic_options ao = {.apply_parent_xform = apply_xform};
+        skf_alembic_options ao = {.apply_parent_xform = apply_xform, .limits = &cli_limits};
         st = skf_alembic_read(input, &ao, &seq, &err);
     } else if (cli_ends_with(input, ".mdd")) {
-        st = skf_mdd_read(input, &seq, &err);
+        st = skf_mdd_read_opts(input, &seq_opt, &seq, &err);
     } else if (cli_ends_with(input, ".pc2")) {
-        st = skf_pc2_read(input, &seq, &err);
+        st = skf_pc2_read_opts(input, &seq_opt, &seq, &err);
     } else if (is_rig_file(input)) {
         st = load_gltf_seq(input, clip_name, fps, &seq, &glrest, &g, &w, &err);
     } else if (is_dir || strchr(input, '%')) {
         cli_guard_objseq(&g, input);
-        st = skf_objseq_read(input, &seq, &err);
+        st = skf_objseq_read_opts(input, &seq_opt, &seq, &err);
     } else {
         rc = cli_usage_error("decompose", "%s: unknown input type (use .abc, .mdd, .pc2, .gltf, "
                              ".glb, .fbx, .dae, a folder of OBJ frames or a %%d pattern)", input);

@@ -106,6 +106,12 @@ static int apply_limits(int *argc, char **argv)
         }
         ++given;
     }
+    /* the per-call limits the commands pass (cli.h): every limit not at its default */
+    for (int id = 0; id < SKF_LIMIT_COUNT; ++id) {
+        size_t v = skf_limit((skf_limit_id)id);
+        if (v != skf_limit_get_info((skf_limit_id)id).default_value)
+            cli_limits.value[id] = v;
+    }
     argv[out] = NULL;
     *argc = out;
     if (given) {
