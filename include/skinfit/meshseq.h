@@ -84,7 +84,7 @@ skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *nam
                                skf_meshseq **out, skf_error *err);
 skf_status skf_mdd_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
                              skf_error *err);
-skf_status skf_mdd_read_memory_opts(const uint8_t *data, size_t size, const char *name,
+skf_status skf_mdd_read_memory_opts(const void *data, size_t size, const char *name,
                                     const skf_meshseq_read_options *opt, skf_meshseq **out,
                                     skf_error *err);
 /* Write seq as MDD (atomically); frame f is timed start_time + f / fps

@@ -1,7 +1,7 @@
 /* MDD point cache (LightWave / Blender / Houdini): big-endian int32 frame
  * count, int32 point count, float32 times[frames], then frames x points x 3
  * float32 positions. Read and written whole; see meshseq.h. */
-#include "skinfit/meshseq.h"
+#include "io/meshseq_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,10 +31,11 @@ skf_status skf_mdd_read_memory(const uint8_t *data, size_t size, const char *nam
     return skf_mdd_read_memory_opts(data, size, name, NULL, out, err);
 }
 
-skf_status skf_mdd_read_memory_opts(const uint8_t *data, size_t size, const char *name,
+skf_status skf_mdd_read_memory_opts(const void *bytes, size_t size, const char *name,
                                     const skf_meshseq_read_options *opt, skf_meshseq **out,
                                     skf_error *err)
 {
+    const uint8_t *data = bytes;
     const skf_limits *lim = opt ? opt->limits : NULL;
     *out = NULL;
     if (!name)
@@ -104,16 +105,7 @@ skf_status skf_mdd_read(const char *path, skf_meshseq **out, skf_error *err)
 skf_status skf_mdd_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
                              skf_error *err)
 {
-    *out = NULL;
-    uint8_t *data;
-    size_t size;
-    skf_status st = skf_read_file_limits(path, opt ? opt->limits : NULL, SKF_LIMIT_CACHE_BYTES, &data,
-                                         &size, err);
-    if (st)
-        return st;
-    st = skf_mdd_read_memory_opts(data, size, path, opt, out, err);
-    skf_free(data);
-    return st;
+    return skfi_meshseq_read_path(path, opt, skf_mdd_read_memory_opts, out, err);
 }
 
 skf_status skf_mdd_write(const char *path, const skf_meshseq *seq, skf_error *err)

@@ -8,7 +8,7 @@
  * 1 / fps); reading leaves fps = 0, since files from other tools use frame
  * units there (3ds Max: sampleRate 1 = one sample per frame).
  */
-#include "skinfit/meshseq.h"
+#include "io/meshseq_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -127,16 +127,7 @@ skf_status skf_pc2_read(const char *path, skf_meshseq **out, skf_error *err)
 skf_status skf_pc2_read_opts(const char *path, const skf_meshseq_read_options *opt, skf_meshseq **out,
                              skf_error *err)
 {
-    uint8_t *data;
-    size_t size;
-    *out = NULL;
-    skf_status st = skf_read_file_limits(path, opt ? opt->limits : NULL, SKF_LIMIT_CACHE_BYTES, &data,
-                                         &size, err);
-    if (st)
-        return st;
-    st = skf_pc2_read_memory_opts(data, size, path, opt, out, err);
-    skf_free(data);
-    return st;
+    return skfi_meshseq_read_path(path, opt, skf_pc2_read_memory_opts, out, err);
 }
 
 skf_status skf_pc2_write(const char *path, const skf_meshseq *seq, skf_error *err)
