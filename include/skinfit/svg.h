@@ -16,6 +16,7 @@
  *
  * Pipeline:
  *     skf_svg_load            parse + rig + bind (once per character)
+ *     skf_svg_load_elements   the same from a plain element list (the browser's DOM)
  *     skf_svg_poses_load      keypoint frames (PoseNet / MoveNet / MediaPipe, + FaceMesh)
  *     skf_svg_animator_*      per frame: skip, smooth, face fallback, deform, path confidence
  *     skf_svg_write_*         per-frame SVG, animated SVG (SMIL), PNG frames, GIF
@@ -80,6 +81,50 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
                                const skf_svg_load_options *opts, skf_svg_character **out,
                                skf_warnings *warnings, skf_error *err);
 void skf_svg_free(skf_svg_character *c);
+
+/* ---- plain-array input ----------------------------------------------------
+ * The same loading from an element list that any XML parser can produce (the
+ * browser's DOM in web/pose/; document.c builds it from libxml2's tree), so
+ * every build runs the same conventions, geometry, binding and deformation.
+ * Elements come in document order (pre-order), element 0 being the root
+ * <svg>; each names its parent (-1 for the root; a parent comes before its
+ * children) and carries the attributes the loader reads, by skf_svg_attr
+ * index, NULL when absent (values as the attribute's text after entity
+ * expansion). Only element nodes: text, comments and the like are left out. */
+typedef enum skf_svg_attr {
+    SKF_SVG_ATTR_ID, SKF_SVG_ATTR_TRANSFORM, SKF_SVG_ATTR_D, SKF_SVG_ATTR_X, SKF_SVG_ATTR_Y,
+    SKF_SVG_ATTR_WIDTH, SKF_SVG_ATTR_HEIGHT, SKF_SVG_ATTR_RX, SKF_SVG_ATTR_RY, SKF_SVG_ATTR_CX,
+    SKF_SVG_ATTR_CY, SKF_SVG_ATTR_R, SKF_SVG_ATTR_X1, SKF_SVG_ATTR_Y1, SKF_SVG_ATTR_X2, SKF_SVG_ATTR_Y2,
+    SKF_SVG_ATTR_POINTS, SKF_SVG_ATTR_VIEWBOX, SKF_SVG_ATTR_COUNT
+} skf_svg_attr;
+/* Attribute name of index a ("id", "transform", "d", ..., "viewBox"). */
+const char *skf_svg_attr_name(int a);
+
+typedef struct skf_svg_element {
+    const char *name;                     /* local name: "svg", "g", "path", "rect", ... */
+    int parent;                           /* element index, -1 for the root */
+    const char *attrs[SKF_SVG_ATTR_COUNT];
+    long line;                            /* source line for messages; 0 unknown (then the index is named) */
+} skf_svg_element;
+
+/* Load a character from count elements (layout above). Errors and warnings
+ * as skf_svg_load; the element list is not kept. A character loaded this
+ * way has no document: skf_svg_write_frame / skf_svg_write_animated refuse
+ * it (SKF_ERR_ARGUMENT); skf_svg_path_data writes each path's data. */
+skf_status skf_svg_load_elements(const skf_svg_element *elems, size_t count, const char *name,
+                                 const skf_svg_load_options *opts, skf_svg_character **out,
+                                 skf_warnings *warnings, skf_error *err);
+/* Index (in the element list) of the element path i was read from. */
+size_t skf_svg_path_element_index(const skf_svg_character *c, size_t i);
+/* Elements the loader hides (the skeleton group and the illustration's joint
+ * markers; written with display="none"): *count of them, array owned by c. */
+const size_t *skf_svg_hidden_elements(const skf_svg_character *c, size_t *count);
+/* Path data ("d") of path i for node geometry xy (root space, layout as
+ * skf_svg_path_rest), in the element's own space, numbers as every skinfit
+ * SVG output writes them (7 decimals, trailing zeros trimmed). *d is
+ * NUL-terminated, owned by the caller (skf_free). */
+skf_status skf_svg_path_data(const skf_svg_character *c, size_t i, const double *xy, char **d,
+                             size_t *size, skf_error *err);
 
 /* Rest position of joint j in root space (the centre of its marker's
  * bounding box). Returns false when the skeleton has no marker for j

@@ -17,12 +17,11 @@ bool skfi_svg_is_shape_name(const char *n)
 
 /* Length attribute: number with optional unit (px, or absolute units at
  * 96 px/in). Returns 1 found, 0 absent, -1 malformed. */
-static int get_length(xmlNodePtr node, const char *name, double *out)
+static int get_length(const char *const *attrs, int name, double *out)
 {
-    xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
-    if (!v)
+    const char *s = attrs[name];
+    if (!s)
         return 0;
-    const char *s = (const char *)v;
     char *end;
     double x = strtod(s, &end);
     int ok = end != s && isfinite(x);
@@ -46,7 +45,6 @@ static int get_length(xmlNodePtr node, const char *name, double *out)
             ok = 0; /* %, em, ex: depend on context we do not model */
         *out = x * scale;
     }
-    xmlFree(v);
     return ok ? 1 : -1;
 }
 
@@ -68,30 +66,30 @@ static bool line_to(skfi_svg_geom *g, double x, double y)
     return skfi_svg_geom_cubic(g, c[0], c[1], x, y, x, y);
 }
 
-skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char **attr, const char **what,
-                              size_t *offset, bool *empty)
+skf_status skfi_svg_shape_to_geom(const char *n, const char *const attrs[SKF_SVG_ATTR_COUNT],
+                                  skfi_svg_geom *g, const char **attr, const char **what, size_t *offset,
+                                  bool *empty)
 {
-    const char *n = (const char *)node->name;
     *empty = false;
     *offset = 0;
     bool ok = true;
 #define LEN(name, var, def)                                                          \
     double var = (def);                                                              \
     do {                                                                             \
-        int r_ = get_length(node, name, &var);                                       \
+        int r_ = get_length(attrs, name, &var);                                      \
         if (r_ < 0) {                                                                \
-            *attr = name;                                                            \
+            *attr = skf_svg_attr_name(name);                                         \
             *what = "expected a length (number with optional px, in, cm, mm, pt or pc)"; \
             return SKF_ERR_FORMAT;                                                   \
         }                                                                            \
     } while (0)
     if (!strcmp(n, "rect")) {
-        LEN("x", x, 0);
-        LEN("y", y, 0);
-        LEN("width", w, 0);
-        LEN("height", h, 0);
+        LEN(SKF_SVG_ATTR_X, x, 0);
+        LEN(SKF_SVG_ATTR_Y, y, 0);
+        LEN(SKF_SVG_ATTR_WIDTH, w, 0);
+        LEN(SKF_SVG_ATTR_HEIGHT, h, 0);
         double rx = -1, ry = -1;
-        int hrx = get_length(node, "rx", &rx), hry = get_length(node, "ry", &ry);
+        int hrx = get_length(attrs, SKF_SVG_ATTR_RX, &rx), hry = get_length(attrs, SKF_SVG_ATTR_RY, &ry);
         if (hrx < 0 || hry < 0) {
             *attr = hrx < 0 ? "rx" : "ry";
             *what = "expected a length";
@@ -129,15 +127,15 @@ skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char 
         if (ok)
             skfi_svg_geom_close(g);
     } else if (!strcmp(n, "circle") || !strcmp(n, "ellipse")) {
-        LEN("cx", cx, 0);
-        LEN("cy", cy, 0);
+        LEN(SKF_SVG_ATTR_CX, cx, 0);
+        LEN(SKF_SVG_ATTR_CY, cy, 0);
         double rx, ry;
         if (n[0] == 'c') {
-            LEN("r", r, 0);
+            LEN(SKF_SVG_ATTR_R, r, 0);
             rx = ry = r;
         } else {
-            LEN("rx", erx, -1);
-            LEN("ry", ery, -1);
+            LEN(SKF_SVG_ATTR_RX, erx, -1);
+            LEN(SKF_SVG_ATTR_RY, ery, -1);
             if (erx < 0 && ery >= 0) /* SVG 2: auto */
                 erx = ery;
             if (ery < 0 && erx >= 0)
@@ -151,18 +149,17 @@ skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char 
         }
         ellipse(g, cx, cy, rx, ry, &ok);
     } else if (!strcmp(n, "line")) {
-        LEN("x1", x1, 0);
-        LEN("y1", y1, 0);
-        LEN("x2", x2, 0);
-        LEN("y2", y2, 0);
+        LEN(SKF_SVG_ATTR_X1, x1, 0);
+        LEN(SKF_SVG_ATTR_Y1, y1, 0);
+        LEN(SKF_SVG_ATTR_X2, x2, 0);
+        LEN(SKF_SVG_ATTR_Y2, y2, 0);
         ok = skfi_svg_geom_move(g, x1, y1) && line_to(g, x2, y2);
     } else { /* polyline, polygon */
-        xmlChar *v = xmlGetProp(node, (const xmlChar *)"points");
-        if (!v) {
+        const char *s = attrs[SKF_SVG_ATTR_POINTS];
+        if (!s) {
             *empty = true;
             return SKF_OK;
         }
-        const char *s = (const char *)v;
         size_t i = 0, count = 0;
         double pending = 0;
         for (;;) {
@@ -176,7 +173,6 @@ skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char 
                 *attr = "points";
                 *what = "expected a number";
                 *offset = i;
-                xmlFree(v);
                 return SKF_ERR_FORMAT;
             }
             i = (size_t)(end - s);
@@ -189,7 +185,6 @@ skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char 
             }
             count++;
         }
-        xmlFree(v);
         if (ok && count % 2) {
             *attr = "points";
             *what = "odd number of coordinates";

@@ -1,11 +1,14 @@
-/* Internal structures shared by the files of src/svg (prefix svgi_). Not installed. */
+/* Internal structures shared by the files of src/svg (prefix skfi_svg_). Not installed.
+ * Nothing here needs libxml2: the loader (load.c), binding, deformation, the
+ * animator and the path-data writer work on plain arrays and build for
+ * WebAssembly too; document.c (libxml2 parse) and write.c (write-back of the
+ * libxml2 tree) are the native-only files. */
 #ifndef SKF_SVG_INTERNAL_H
 #define SKF_SVG_INTERNAL_H
 
 #include "skinfit/svg.h"
 #include "base/strbuf.h"
 
-#include <libxml/tree.h>
 
 /* Coordinates (root space, keypoints) are limited to +-1e12 user units so
  * squared distances and sums stay finite. */
@@ -71,8 +74,9 @@ skf_status skfi_svg_parse_path(const char *d, skfi_svg_geom *g, size_t max_nodes
 /* Basic shapes (rect, circle, ellipse, line, polyline, polygon) -> geometry.
  * Returns SKF_OK, or SKF_ERR_FORMAT with *attr / *what describing the bad
  * attribute. *empty is set when the shape draws nothing (zero size). */
-skf_status skfi_svg_shape_to_geom(xmlNodePtr node, skfi_svg_geom *g, const char **attr, const char **what,
-                              size_t *offset, bool *empty);
+skf_status skfi_svg_shape_to_geom(const char *name, const char *const attrs[SKF_SVG_ATTR_COUNT],
+                                  skfi_svg_geom *g, const char **attr, const char **what, size_t *offset,
+                                  bool *empty);
 bool skfi_svg_is_shape_name(const char *name);
 
 /* ---- rig tables (src/svg/rig_tables.c) -------------------------------- */
@@ -118,7 +122,8 @@ typedef struct skfi_svg_infl {
 } skfi_svg_infl;
 
 typedef struct skfi_svg_path {
-    xmlNodePtr node;
+    void *node;             /* the document's xmlNodePtr (document.c), NULL without a document */
+    size_t element;         /* index in the element list the character was loaded from */
     char *id;               /* owned, "" if none */
     char *place;            /* owned, "path#id" or "rect (line 12)" for messages */
     char elem[16];          /* original element name */
@@ -144,7 +149,10 @@ typedef struct skfi_svg_template {
 
 struct skf_svg_character {
     char *name;
-    xmlDocPtr doc;
+    void *doc;                 /* xmlDocPtr (document.c) or NULL (loaded from elements) */
+    void (*doc_free)(void *doc);
+    size_t *hidden;            /* elements the loader hides: the skeleton group, illustration markers */
+    size_t hidden_count;
     double width, height;
     bool has_joint[SKF_SVG_JOINT_COUNT];
     double joint[SKF_SVG_JOINT_COUNT][2];
@@ -160,7 +168,12 @@ struct skf_svg_character {
     skfi_svg_template frame_tpl;
 };
 
-/* document.c */
+/* load.c: Pose Animator's conventions on an element list (skf_svg_load_elements);
+ * c->name is set. Fills joints, paths, bones, hidden elements and the binding. */
+skf_status skfi_svg_load_elements(skf_svg_character *c, const skf_svg_element *elems, size_t count,
+                                  const skf_svg_load_options *opts, skf_warnings *w, skf_error *err);
+
+/* write.c */
 void skfi_svg_template_release(skfi_svg_template *t);
 skf_status skfi_svg_build_frame_template(skf_svg_character *c, skf_error *err);
 /* bind.c: compute rest bone data, candidate selection and influences. */
@@ -175,7 +188,7 @@ typedef struct skfi_svg_bone_state {
 void skfi_svg_deform(const skf_svg_character *c, const skfi_svg_bone_state *bs, double *xy_out,
                  double *confidence);
 
-/* write.c: append path data of a geometry with node coordinates xy (root
+/* path_write.c: append path data of a geometry with node coordinates xy (root
  * space) mapped by root_to_element. */
 void skfi_svg_write_path_data(skfi_strbuf *b, const skfi_svg_path *p, const double *xy);
 const skf_svg_character *skfi_svg_animator_character(const skf_svg_animator *a);

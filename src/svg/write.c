@@ -7,7 +7,7 @@
  * in, so everything that is not animated is written back exactly as
  * libxml2 serialises it and per-frame output costs only number formatting.
  * References: SVG 1.1 section 19 (SMIL animation: calcMode="discrete",
- * keyTimes), SVG path data grammar for the output.
+ * keyTimes); the path data itself is path_write.c's.
  */
 #include "svg_internal.h"
 
@@ -22,120 +22,13 @@
 #define PH_V "\xEE\x80\x81"
 #define PH_END "\xEE\x80\x82"
 
-/* Number formatting used for path data: shortest of fixed 7 decimals with
- * trailing zeros trimmed (|error| <= 5e-8); falls back to %.17g for huge values.
- * Writes at most 32 bytes plus NUL into buf and returns the length. */
-static size_t format_number(char *buf, double v)
-{
-    if (!isfinite(v) || fabs(v) >= 1e11) {
-        int n = snprintf(buf, 33, "%.17g", v);
-        return n > 0 ? (size_t)n : 0;
-    }
-    long long r = llround(v * 1e7);
-    if (r == 0) {
-        buf[0] = '0';
-        buf[1] = 0;
-        return 1;
-    }
-    char tmp[40];
-    int n = 0;
-    bool neg = r < 0;
-    unsigned long long u = neg ? (unsigned long long)(-r) : (unsigned long long)r;
-    unsigned long long ip = u / 10000000ULL, fp = u % 10000000ULL;
-    /* fraction, trimmed */
-    char frac[8];
-    int fl = 0;
-    if (fp) {
-        for (int i = 6; i >= 0; --i) {
-            frac[i] = (char)('0' + fp % 10);
-            fp /= 10;
-        }
-        fl = 7;
-        while (fl > 0 && frac[fl - 1] == '0')
-            fl--;
-    }
-    if (neg)
-        tmp[n++] = '-';
-    char ibuf[24];
-    int il = 0;
-    do {
-        ibuf[il++] = (char)('0' + ip % 10);
-        ip /= 10;
-    } while (ip);
-    while (il)
-        tmp[n++] = ibuf[--il];
-    if (fl) {
-        tmp[n++] = '.';
-        memcpy(tmp + n, frac, (size_t)fl);
-        n += fl;
-    }
-    memcpy(buf, tmp, (size_t)n);
-    buf[n] = 0;
-    return (size_t)n;
-}
-
-static void put_xy(skfi_strbuf *b, const skfi_svg_path *p, const double *q, char sep)
-{
-    double o[2];
-    skfi_svg_affine_apply(p->root_to_element, q, o);
-    char num[40];
-    if (sep)
-        skfi_strbuf_put(b, &sep, 1);
-    size_t n = format_number(num, o[0]);
-    skfi_strbuf_put(b, num, n);
-    skfi_strbuf_put(b, ",", 1);
-    n = format_number(num, o[1]);
-    skfi_strbuf_put(b, num, n);
-}
-
-/* Curve from node a to node b (rest geometry ra, rb decides line vs cubic). */
-static void put_curve(skfi_strbuf *b, const skfi_svg_path *p, const double *ra, const double *rb,
-                      const double *a, const double *bb)
-{
-    bool line = ra[4] == ra[0] && ra[5] == ra[1] && rb[2] == rb[0] && rb[3] == rb[1];
-    if (line) {
-        put_xy(b, p, bb, 'L');
-    } else {
-        put_xy(b, p, a + 4, 'C');
-        put_xy(b, p, bb + 2, ',');
-        put_xy(b, p, bb, ',');
-    }
-}
-
-void skfi_svg_write_path_data(skfi_strbuf *b, const skfi_svg_path *p, const double *xy)
-{
-    const skfi_svg_geom *g = &p->geom;
-    for (size_t s = 0; s < g->sub_count; ++s) {
-        const skfi_svg_sub *sub = &g->subs[s];
-        const double *r = g->xy + 6 * sub->first, *x = xy + 6 * sub->first;
-        put_xy(b, p, x, 'M');
-        for (size_t i = 1; i < sub->count; ++i)
-            put_curve(b, p, r + 6 * (i - 1), r + 6 * i, x + 6 * (i - 1), x + 6 * i);
-        if (sub->closed) {
-            /* the closing curve is always written out (a straight one as L to
-             * the start), so re-reading the output gives the same nodes */
-            size_t l = sub->count - 1;
-            if (sub->count > 1)
-                put_curve(b, p, r + 6 * l, r, x + 6 * l, x);
-            skfi_strbuf_put(b, "Z", 1);
-        }
-    }
-}
-
-void skfi_svg_template_release(skfi_svg_template *t)
-{
-    skf_free(t->text);
-    skf_free(t->segs);
-    memset(t, 0, sizeof *t);
-}
-
 /* Serialise doc and cut it at the placeholders. */
 static skf_status build_template(const skf_svg_character *c, skfi_svg_template *t, size_t expected,
                                  skf_error *err)
 {
     xmlChar *mem = NULL;
     int size = 0;
-    xmlDocDumpMemoryEnc(c->doc, &mem, &size, "UTF-8");
+    xmlDocDumpMemoryEnc((xmlDocPtr)c->doc, &mem, &size, "UTF-8");
     if (!mem)
         return skf_fail(err, SKF_ERR_NOMEM, "%s: cannot serialise the document", c->name);
     t->text = skf_malloc((size_t)size + 1);
@@ -208,7 +101,7 @@ skf_status skfi_svg_build_frame_template(skf_svg_character *c, skf_error *err)
                                            "cy", "r",  "x1",    "y1",     "x2", "y2", "points"};
     for (size_t i = 0; i < c->path_count; ++i) {
         skfi_svg_path *p = &c->paths[i];
-        xmlNodePtr n = p->node;
+        xmlNodePtr n = (xmlNodePtr)p->node;
         if (strcmp(p->elem, "path")) {
             for (size_t k = 0; k < sizeof geometry / sizeof geometry[0]; ++k)
                 xmlUnsetProp(n, (const xmlChar *)geometry[k]);
@@ -258,6 +151,8 @@ static void put_d_prefix(skfi_strbuf *b, const skfi_svg_template *t, const skfi_
 skf_status skf_svg_write_frame(const skf_svg_animator *a, char **svg, size_t *size, skf_error *err)
 {
     const skf_svg_character *c = skfi_svg_animator_character(a);
+    if (!c->doc)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: loaded from elements, no document to write back", c->name);
     const skfi_svg_template *t = &c->frame_tpl;
     skfi_strbuf b = {0};
     for (size_t k = 0; k < t->count; ++k) {
@@ -329,6 +224,8 @@ void skf_svg_track_release(skf_svg_track *t)
 skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_track *tr, char **svg,
                                   size_t *size, skf_error *err)
 {
+    if (!c->doc)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: loaded from elements, no document to write back", c->name);
     if (!tr->frame_count || !(tr->fps > 0))
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animated SVG needs frames and fps > 0",
                         c->name);
@@ -352,7 +249,8 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
     skfi_strbuf disp = {0};
     for (size_t i = 0; i < c->path_count && st == SKF_OK; ++i) {
         skfi_svg_path *p = &c->paths[i];
-        xmlNodePtr a = xmlNewChild(p->node, p->node->ns, (const xmlChar *)"animate", NULL);
+        xmlNodePtr pn = (xmlNodePtr)p->node;
+        xmlNodePtr a = xmlNewChild(pn, pn->ns, (const xmlChar *)"animate", NULL);
         if (!a) {
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", c->name);
             break;
@@ -376,7 +274,7 @@ skf_status skf_svg_write_animated(const skf_svg_character *c, const skf_svg_trac
                                                                           : "inline")
                                                        : "none");
             }
-            xmlNodePtr b = xmlNewChild(p->node, p->node->ns, (const xmlChar *)"animate", NULL);
+            xmlNodePtr b = xmlNewChild(pn, pn->ns, (const xmlChar *)"animate", NULL);
             if (b)
                 added[nadded++] = b;
             ok = b && !disp.failed &&
