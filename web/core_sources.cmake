@@ -12,13 +12,20 @@ set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/surface/align.c ${ROOT}/src/surface/bvh.c ${ROOT}/src/surface/correspond.c
   ${ROOT}/src/transfer/transfer.c ${ROOT}/src/transfer/to_trs.c
   ${ROOT}/src/render/colormap.c ${ROOT}/src/report/heatmap.c
-  ${ROOT}/web/src/skfw.c ${ROOT}/web/src/no_register.c)
+  ${ROOT}/src/base/strbuf.c
+  ${ROOT}/src/svg/load.c ${ROOT}/src/svg/shapes.c ${ROOT}/src/svg/geom.c ${ROOT}/src/svg/path_data.c
+  ${ROOT}/src/svg/transform.c ${ROOT}/src/svg/rig_tables.c ${ROOT}/src/svg/bind.c ${ROOT}/src/svg/deform.c
+  ${ROOT}/src/svg/animator.c ${ROOT}/src/svg/path_write.c
+  ${ROOT}/web/src/skfw.c ${ROOT}/web/src/skfw_svg.c ${ROOT}/web/src/no_register.c)
 set(SKF_WEB_EXPORTS _malloc _free)
 foreach(f error_text alloc free doc_new doc_free doc_buffer doc_view doc_accessor doc_sparse doc_node
     doc_mesh doc_primitive doc_skin doc_animation doc_finish transfer result_free result_figures
     result_frame_series result_info result_clip_name result_transforms result_trs result_animated
     scene_new scene_free scene_add scene_frames scene_rigs
     scene_vertex_count scene_triangle_count scene_triangles scene_positions scene_errors
-    scene_diagonal error_bins colormap_color colormap_bins)
+    scene_diagonal error_bins colormap_color colormap_bins
+    svg_load svg_free svg_row svg_frame_size svg_path_count svg_path_element svg_path_nodes svg_hidden_count
+    svg_hidden svg_canvas svg_rest_joint svg_warning_count svg_warning svg_animator_new svg_animator_free
+    svg_update svg_frame_data svg_visible svg_confidence svg_joint svg_joint_name svg_joint_facemesh)
   list(APPEND SKF_WEB_EXPORTS _skfw_${f})
 endforeach()

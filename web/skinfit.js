@@ -22,6 +22,19 @@
  * else returned is a copy. Handles (Doc, Result, Scene) own C memory: call .free().
  * Units, spaces, layouts: as the C headers (include/skinfit/transfer.h, render.h): scene units,
  * column-major matrices, 3x4 transforms per joint [frames*joints*12].
+ *
+ * The SVG character (Pose Animator; include/skinfit/svg.h, web/pose/):
+ *   const elems = Skinfit.svgElements(svgRootElement); // the DOM as [{name, parent, attrs}] (pre-order)
+ *   const ch = core.svgCharacter(elems, 'boy.svg');     // the library's loader: conventions, binding
+ *   ch.pathCount, ch.pathElement(i) (index into elems), ch.hidden() (elements drawn display="none"),
+ *   ch.width, ch.height (root space), ch.restJoint(j) -> [x, y] | null, ch.warnings, ch.jointNames
+ *   const an = ch.animator({noSmoothing: false, minPathConfidence: 0.3});
+ *   an.update(frame)   // frame: {poseScore, xy: 14 [x, y], score: 14, face: null | {score, xy: 73 [x, y]}}
+ *                      // root space; -> 'drawn' | 'skipped' (pose score < 0.1: drawing kept)
+ *   an.pathData()      // Array of every path's "d" (element space, the CLI's number format): copies
+ *   an.visible(i)      // false: the path's confidence is below the threshold (drawn display="none")
+ * The frame is copied into the module once per update (191 doubles); pathData() decodes the module's
+ * one buffer of all paths' data (one TextDecoder call per frame). Handles own C memory: .free().
  */
 (function (root) {
   'use strict';
@@ -185,6 +198,142 @@
     }
   }
 
+  const SVG_ATTRS = ['id', 'transform', 'd', 'x', 'y', 'width', 'height', 'rx', 'ry', 'cx', 'cy', 'r',
+    'x1', 'y1', 'x2', 'y2', 'points', 'viewBox'];
+
+  /* The element list of an SVG DOM (root = the <svg> element): element nodes in document order,
+   * each {name (local name), parent (index, -1 for the root), attrs {name: text}, node}. */
+  function svgElements(root) {
+    const out = [];
+    const walk = (el, parent) => {
+      const attrs = {};
+      for (const a of SVG_ATTRS) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v; }
+      const i = out.length;
+      out.push({name: el.localName, parent, attrs, node: el});
+      for (const k of el.children) walk(k, i);
+    };
+    walk(root, -1);
+    return out;
+  }
+
+  Core.prototype.svgCharacter = function (elems, name = 'character.svg') {
+    const m = this.m, enc = new TextEncoder(), row = m._skfw_svg_row();
+    const chunks = [], offs = new Map();
+    let size = 0;
+    const off = (t) => {
+      if (t === undefined || t === null) return -1;
+      if (offs.has(t)) return offs.get(t);
+      const b = enc.encode(t + '\0');
+      chunks.push(b);
+      offs.set(t, size);
+      size += b.length;
+      return offs.get(t);
+    };
+    const table = new Int32Array(elems.length * row);
+    elems.forEach((e, i) => {
+      table[i * row] = e.parent;
+      table[i * row + 1] = off(e.name);
+      table[i * row + 2] = 0;
+      SVG_ATTRS.forEach((a, k) => (table[i * row + 3 + k] = off(e.attrs[a])));
+    });
+    const keep = [];
+    const sp = m._malloc(Math.max(size, 1));
+    keep.push(sp);
+    let o = 0;
+    for (const b of chunks) { m.HEAPU8.set(b, sp + o); o += b.length; }
+    const tp = this._i32(table, keep);
+    const c = m._skfw_svg_load(this._str(name, keep), sp, size, tp, elems.length);
+    keep.forEach((p) => m._free(p));
+    if (!c) this._check(1);
+    return new SvgCharacter(this, c);
+  };
+
+  class SvgCharacter {
+    constructor(core, ptr) {
+      const m = core.m;
+      this.core = core; this.ptr = ptr;
+      this.pathCount = m._skfw_svg_path_count(ptr);
+      this.width = m._skfw_svg_canvas(ptr, 0);
+      this.height = m._skfw_svg_canvas(ptr, 1);
+      this.warnings = [];
+      for (let k = 0; k < m._skfw_svg_warning_count(); ++k) this.warnings.push(m.UTF8ToString(m._skfw_svg_warning(k)));
+      this.jointNames = [];
+      this.facemesh = [];
+      for (let j = 0; j < 87; ++j) {
+        this.jointNames.push(m.UTF8ToString(m._skfw_svg_joint_name(j)));
+        this.facemesh.push(m._skfw_svg_joint_facemesh(j));
+      }
+    }
+    pathElement(i) { return this.core.m._skfw_svg_path_element(this.ptr, i); }
+    pathNodes(i) { return this.core.m._skfw_svg_path_nodes(this.ptr, i); }
+    hidden() {
+      const m = this.core.m, n = m._skfw_svg_hidden_count(this.ptr), out = [];
+      for (let k = 0; k < n; ++k) out.push(m._skfw_svg_hidden(this.ptr, k));
+      return out;
+    }
+    restJoint(j) {
+      const m = this.core.m, p = m._malloc(16);
+      const ok = m._skfw_svg_rest_joint(this.ptr, j, p);
+      const xy = ok ? Array.from(this.core._f64view(p, 2)) : null;
+      m._free(p);
+      return xy;
+    }
+    animator(opts = {}) {
+      const a = this.core.m._skfw_svg_animator_new(this.ptr, opts.noSmoothing ? 1 : 0, opts.minPathConfidence ?? -1);
+      if (!a) this.core._check(1);
+      return new SvgAnimator(this, a);
+    }
+    free() { if (this.ptr) this.core.m._skfw_svg_free(this.ptr); this.ptr = 0; }
+  }
+
+  class SvgAnimator {
+    constructor(ch, ptr) {
+      this.ch = ch; this.core = ch.core; this.ptr = ptr;
+      this.n = this.core.m._skfw_svg_frame_size();
+      this.buf = this.core.m._malloc(this.n * 8);
+      this.lenp = this.core.m._malloc(8);
+      this.dec = new TextDecoder();
+    }
+    update(f) {
+      const m = this.core.m, v = new Float64Array(this.n);
+      let k = 0;
+      v[k++] = f.poseScore;
+      for (let j = 0; j < 14; ++j) { v[k++] = f.xy[j][0]; v[k++] = f.xy[j][1]; }
+      for (let j = 0; j < 14; ++j) v[k++] = f.score[j];
+      v[k++] = f.face ? 1 : 0;
+      v[k++] = f.face ? f.face.score : 0;
+      for (let j = 0; j < 73; ++j) { v[k++] = f.face ? f.face.xy[j][0] : 0; v[k++] = f.face ? f.face.xy[j][1] : 0; }
+      m.HEAPF64.set(v, this.buf >> 3);
+      const r = m._skfw_svg_update(this.ptr, this.buf);
+      if (r < 0) this.core._check(1);
+      return r === 0 ? 'drawn' : 'skipped';
+    }
+    pathData() {
+      const m = this.core.m;
+      const p = m._skfw_svg_frame_data(this.ptr, this.lenp);
+      if (!p) this.core._check(1);
+      const n = m.HEAPU32[this.lenp >> 2];
+      const s = this.dec.decode(m.HEAPU8.subarray(p, p + n));
+      const out = s.split('\0');
+      out.length = this.ch.pathCount;
+      return out;
+    }
+    visible(i) { return this.core.m._skfw_svg_visible(this.ptr, i) === 1; }
+    confidence(i) { return this.core.m._skfw_svg_confidence(this.ptr, i); }
+    joint(j) {
+      const m = this.core.m, p = m._malloc(16);
+      const s = m._skfw_svg_joint(this.ptr, j, p);
+      const xy = Array.from(this.core._f64view(p, 2));
+      m._free(p);
+      return {xy, score: s};
+    }
+    free() {
+      const m = this.core.m;
+      if (this.ptr) { m._skfw_svg_animator_free(this.ptr); m._free(this.buf); m._free(this.lenp); }
+      this.ptr = 0;
+    }
+  }
+
   class Doc {
     constructor(core, ptr, json) { this.core = core; this.ptr = ptr; this.json = json; }
     clips() { return (this.json.animations || []).map((a, i) => a.name ?? `#${i}`); }
@@ -273,7 +422,7 @@
     return new Core(await f());
   }
 
-  const api = {load, Core, parseContainer};
+  const api = {load, Core, parseContainer, svgElements, SVG_ATTRS};
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.Skinfit = api;
 })(typeof self !== 'undefined' ? self : this);

@@ -39,6 +39,8 @@ static skf_error last_err;
 
 const char *skfw_error_text(void) { return last_err.message; }
 
+void skfw_set_error(const skf_error *e) { last_err = *e; }
+
 static int fail(skf_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(skf_status st, const char *fmt, ...)
 {

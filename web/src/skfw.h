@@ -9,11 +9,14 @@
 
 #include "skinfit/gltf.h"
 #include "skinfit/report.h"
+#include "skinfit/svg.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 const char *skfw_error_text(void);
+/* the last error (skfw_svg.c keeps its errors here too) */
+void skfw_set_error(const skf_error *e);
 void *skfw_alloc(size_t bytes);
 void skfw_free(void *p);
 
@@ -71,5 +74,44 @@ double skfw_scene_diagonal(const skf_heatmap *h, size_t rig);
 void skfw_error_bins(size_t n, const double *errors, double diagonal, int32_t *bins);
 uint32_t skfw_colormap_color(int bin);
 int skfw_colormap_bins(void);
+
+
+/* ---- the SVG character (skfw_svg.c; JS: core.svgCharacter, web/pose/) ----
+ * Elements as skf_svg_load_elements (skinfit/svg.h) wants them, packed: strings holds
+ * NUL-terminated UTF-8 texts, table holds SKFW_SVG_ROW int32 per element: parent, offset of the
+ * name, source line (0), then one offset per skf_svg_attr (-1: absent). Offsets index strings. */
+#define SKFW_SVG_ROW (3 + SKF_SVG_ATTR_COUNT)
+/* One pose frame as doubles (SKFW_SVG_FRAME): pose score, 14 pose joints x y, their 14 scores,
+ * has face (0/1), face score, 73 face joints x y (root space, skf_svg_pose_frame's order). */
+#define SKFW_SVG_FRAME (1 + 28 + 14 + 2 + 146)
+typedef struct skfw_svg_anim skfw_svg_anim;
+skf_svg_character *skfw_svg_load(const char *name, const char *strings, size_t strings_size,
+                                 const int32_t *table, size_t count);
+void skfw_svg_free(skf_svg_character *c);
+int skfw_svg_row(void);
+int skfw_svg_frame_size(void);
+size_t skfw_svg_path_count(const skf_svg_character *c);
+size_t skfw_svg_path_element(const skf_svg_character *c, size_t i);
+size_t skfw_svg_path_nodes(const skf_svg_character *c, size_t i);
+size_t skfw_svg_hidden_count(const skf_svg_character *c);
+size_t skfw_svg_hidden(const skf_svg_character *c, size_t k);
+double skfw_svg_canvas(const skf_svg_character *c, int height);
+int skfw_svg_rest_joint(const skf_svg_character *c, int j, double *xy); /* 1 when the marker exists */
+int skfw_svg_warning_count(void);
+const char *skfw_svg_warning(int k);
+skfw_svg_anim *skfw_svg_animator_new(const skf_svg_character *c, int no_smoothing, double min_path_confidence);
+void skfw_svg_animator_free(skfw_svg_anim *a);
+/* feed one frame (SKFW_SVG_FRAME doubles): 0 drawn, 1 skipped (pose score < 0.1), -1 bad frame */
+int skfw_svg_update(skfw_svg_anim *a, const double *frame);
+/* the current drawing: every path's data NUL-terminated one after the other (path order), in the
+ * animator's buffer (valid until the next skfw_svg_frame_data); *bytes gets the length */
+const char *skfw_svg_frame_data(skfw_svg_anim *a, size_t *bytes);
+int skfw_svg_visible(const skfw_svg_anim *a, size_t i);
+double skfw_svg_confidence(const skfw_svg_anim *a, size_t i);
+/* joint j now (smoothed / inferred): xy[2], returns its score */
+double skfw_svg_joint(const skfw_svg_anim *a, int j, double *xy);
+/* the rig's tables (skinfit/svg.h): joint names, FaceMesh index of a face joint (-1 otherwise) */
+const char *skfw_svg_joint_name(int j);
+int skfw_svg_joint_facemesh(int j);
 
 #endif
