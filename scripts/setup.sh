@@ -40,7 +40,7 @@ if ((${#missing[@]} + ${#opt_missing[@]})); then
   fi
 fi
 
-if [[ ! -d node_modules/three || ! -d node_modules/gltf-validator ]] ||
+if [[ ! -d node_modules/three || ! -d node_modules/gltf-validator || ! -d node_modules/@mediapipe/pose ]] ||
    [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: installing npm test tooling (package-lock.json)"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
