@@ -128,6 +128,8 @@ void skf_solver_free(skf_solver *s);
 
 size_t skf_solver_vertex_count(const skf_solver *s);
 size_t skf_solver_bone_count(const skf_solver *s);
+/* [3N] the rest positions as the solver copied them (valid while the solver lives). */
+const double *skf_solver_rest(const skf_solver *s);
 /* Rest bounding-box diagonal (rest space), the scale of the stopping test. */
 double skf_solver_diagonal(const skf_solver *s);
 /* Σ_j w_ij² of bone i (μ_i); bones with μ = 0 carry no information and keep
@@ -162,6 +164,20 @@ skf_status skf_solver_frame(skf_solver *s, const double *target, double *transfo
 skf_status skf_solver_clip(skf_solver *s, size_t frame_count, const double *targets,
                            double *transforms, skf_solve_stats *stats,
                            const skf_progress *progress, skf_error *err);
+
+/* Frames [first, first + count) of a clip, for callers that hold only a window of the clip's
+ * targets at a time (the transfer streams a clip: docs/bench.md "Where the memory of a transfer
+ * goes"). The chunks are counted from frame 0 of the clip, so every frame gets the same start and
+ * the same result, bit for bit, as in one skf_solver_clip call over the whole clip, whatever the
+ * windows. targets: [count*3N] frames first .. first+count−1. start: [B*12] the clip's start (what
+ * skf_solver_clip reads from its first B*12 transforms: pass identities). transforms: frame
+ * first's slot of the clip's [F*B*12] array; count frames are written; when first is not the
+ * first frame of a chunk, the B*12 values before the slot (frame first−1's result) are read as
+ * its warm start. stats: [count] or NULL. progress: fraction of the window. Errors name the clip
+ * frame. */
+skf_status skf_solver_clip_window(skf_solver *s, size_t first, size_t count, const double *targets,
+                                  const double *start, double *transforms, skf_solve_stats *stats,
+                                  const skf_progress *progress, skf_error *err);
 
 /* Solve F INDEPENDENT frames (e.g. decompose's transform step, where frame f
  * warm-starts from its own previous iterate): transforms [F*B*12], in: the

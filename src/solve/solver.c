@@ -299,6 +299,7 @@ void skf_solver_free(skf_solver *s)
 
 size_t skf_solver_vertex_count(const skf_solver *s) { return s->n; }
 size_t skf_solver_bone_count(const skf_solver *s) { return s->B; }
+const double *skf_solver_rest(const skf_solver *s) { return s->rest; }
 double skf_solver_diagonal(const skf_solver *s) { return s->diag; }
 double skf_solver_bone_mass(const skf_solver *s, size_t bone)
 {
@@ -449,19 +450,30 @@ static void free_workspaces(skfi_solve_ws *ws, int count)
     skf_free(ws);
 }
 
-skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, double *transforms,
-                           skf_solve_stats *stats, const skf_progress *progress, skf_error *err)
+skf_status skf_solver_clip_window(skf_solver *s, size_t first, size_t count, const double *targets,
+                                  const double *start, double *transforms, skf_solve_stats *stats,
+                                  const skf_progress *progress, skf_error *err)
 {
-    atomic_fetch_add(&count_clips, 1);
-    if (F == 0)
+    if (first == 0)
+        atomic_fetch_add(&count_clips, 1);
+    if (count == 0)
         return SKF_OK;
     const size_t B12 = s->B * 12, N3 = 3 * s->n;
-    skf_status rc = check_finite(transforms, s->B, 12, "warm start", err);
+    skf_status rc = check_finite(start, s->B, 12, "warm start", err);
     if (rc != SKF_OK)
         return rc;
+    /* chunks are counted from frame 0 of the clip, so a window sees the
+     * chunk boundaries a whole-clip call would */
+    const size_t chunk = s->opt.chunk_frames < 0 ? SIZE_MAX : (size_t)s->opt.chunk_frames;
+    const size_t end = first + count;
+    const size_t first_chunk = first / chunk;
+    const size_t nc = (end - 1) / chunk - first_chunk + 1;
+    if (first % chunk != 0) {
+        rc = check_finite(transforms - B12, s->B, 12, "warm start", err);
+        if (rc != SKF_OK)
+            return rc;
+    }
     size_t bad = SIZE_MAX; /* lowest frame with a non-finite target */
-    size_t chunk = s->opt.chunk_frames < 0 ? F : (size_t)s->opt.chunk_frames;
-    size_t nc = (F + chunk - 1) / chunk;
     int nt = s->threads;
     if ((size_t)nt > nc)
         nt = (int)nc;
@@ -473,7 +485,7 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
             free_workspaces(ws, nt);
         return skf_fail(err, SKF_ERR_NOMEM, "solver: clip: out of memory (%d workspaces)", nt);
     }
-    memcpy(init, transforms, B12 * sizeof *init);
+    memcpy(init, start, B12 * sizeof *init);
     size_t done = 0;
     int cancelled = 0;
     /* A single chunk keeps the vertex passes parallel; several chunks run in
@@ -487,31 +499,33 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
         if (cancel_now)
             continue;
         skfi_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
-        size_t f0 = (size_t)c * chunk, f1 = f0 + chunk < F ? f0 + chunk : F;
+        size_t g = first_chunk + (size_t)c;
+        size_t f0 = c == 0 ? first : g * chunk;
+        size_t f1 = g + 1 <= end / chunk ? (g + 1) * chunk : end; /* no overflow: <= end */
         for (size_t f = f0; f < f1; ++f) {
-            double *T = transforms + f * B12;
+            double *T = transforms + (f - first) * B12;
             skf_solve_start mode = s->opt.start;
-            if (f == f0) {
+            if (f % chunk == 0) {
                 memcpy(T, init, B12 * sizeof *T);
                 mode = SKF_SOLVE_START_BEST;
             } else {
                 memcpy(T, T - B12, B12 * sizeof *T);
             }
             skf_solve_stats st;
-            if (!solve_one(s, w, targets + f * N3, T, mode, inner_parallel, &st)) {
+            if (!solve_one(s, w, targets + (f - first) * N3, T, mode, inner_parallel, &st)) {
 #pragma omp critical(skf_solver_bad)
                 if (f < bad)
                     bad = f;
                 break;
             }
             if (stats)
-                stats[f] = st;
+                stats[f - first] = st;
         }
         if (progress && progress->report) {
 #pragma omp critical(skf_solver_progress)
             {
                 done += f1 - f0;
-                if (!cancelled && skf_progress_report(progress, (double)done / (double)F, "solve")) {
+                if (!cancelled && skf_progress_report(progress, (double)done / (double)count, "solve")) {
 #pragma omp atomic write
                     cancelled = 1;
                 }
@@ -522,10 +536,27 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
     if (ws)
         free_workspaces(ws, nt);
     if (bad != SIZE_MAX)
-        return frame_error(s, bad, targets + bad * N3, err);
+        return frame_error(s, bad, targets + (bad - first) * N3, err);
     if (cancelled)
         return skf_fail(err, SKF_ERR_CANCELLED, "solver: clip: cancelled");
     return SKF_OK;
+}
+
+skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, double *transforms,
+                           skf_solve_stats *stats, const skf_progress *progress, skf_error *err)
+{
+    if (F == 0) {
+        atomic_fetch_add(&count_clips, 1);
+        return SKF_OK;
+    }
+    /* the clip's start is read before frame 0 overwrites it */
+    double *start = skf_malloc_array(s->B * 12, sizeof *start);
+    if (!start)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: clip: out of memory");
+    memcpy(start, transforms, s->B * 12 * sizeof *start);
+    skf_status rc = skf_solver_clip_window(s, 0, F, targets, start, transforms, stats, progress, err);
+    skf_free(start);
+    return rc;
 }
 
 skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, double *transforms,

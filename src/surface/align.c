@@ -209,10 +209,10 @@ skf_status skf_align_surfaces(const double *source_positions, size_t source_vert
     c.sp = source_positions;
     c.tp = target_positions;
     skf_bvh *sbvh = NULL, *tbvh = NULL;
-    st = skf_bvh_build(source_positions, source_vertex_count, source_triangles, source_triangle_count, &sbvh, err);
+    st = skfi_bvh_build_view(source_positions, source_vertex_count, source_triangles, source_triangle_count, &sbvh, err);
     if (st)
         goto done;
-    st = skf_bvh_build(target_positions, target_vertex_count, target_triangles, target_triangle_count, &tbvh, err);
+    st = skfi_bvh_build_view(target_positions, target_vertex_count, target_triangles, target_triangle_count, &tbvh, err);
     if (st)
         goto done;
     c.sbvh = sbvh;

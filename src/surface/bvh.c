@@ -16,6 +16,8 @@
 #include "skinfit/surface.h"
 #include "skinfit/math.h"
 
+#include "surface_internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -30,8 +32,10 @@ typedef struct bvh_node {
 } bvh_node;
 
 struct skf_bvh {
-    double *positions;      /* [vertex_count*3] */
-    uint32_t *triangles;    /* [triangle_count*3] */
+    const double *positions;   /* [vertex_count*3] */
+    const uint32_t *triangles; /* [triangle_count*3] */
+    double *own_positions;     /* the copies (NULL for a view: skfi_bvh_build_view) */
+    uint32_t *own_triangles;
     size_t vertex_count, triangle_count;
     uint32_t *tri_order;    /* permutation of triangles, leaves index ranges */
     double *tri_box;        /* [triangle_count*6] lo, hi of triangle tri_order[i] (leaf order) */
@@ -43,8 +47,8 @@ void skf_bvh_free(skf_bvh *bvh)
 {
     if (!bvh)
         return;
-    skf_free(bvh->positions);
-    skf_free(bvh->triangles);
+    skf_free(bvh->own_positions);
+    skf_free(bvh->own_triangles);
     skf_free(bvh->tri_order);
     skf_free(bvh->tri_box);
     skf_free(bvh->nodes);
@@ -163,8 +167,8 @@ static uint32_t build_node(build_ctx *c, uint32_t first, uint32_t count, int dep
     return idx;
 }
 
-skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uint32_t *triangles,
-                         size_t triangle_count, skf_bvh **out, skf_error *err)
+static skf_status bvh_build(const double *positions, size_t vertex_count, const uint32_t *triangles,
+                            size_t triangle_count, bool copy, skf_bvh **out, skf_error *err)
 {
     *out = NULL;
     if (triangle_count == 0)
@@ -182,8 +186,12 @@ skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uin
         goto nomem;
     b->vertex_count = vertex_count;
     b->triangle_count = triangle_count;
-    b->positions = skf_malloc_array(vertex_count * 3, sizeof(double));
-    b->triangles = skf_malloc_array(triangle_count * 3, sizeof(uint32_t));
+    b->positions = positions;
+    b->triangles = triangles;
+    if (copy) {
+        b->positions = b->own_positions = skf_malloc_array(vertex_count * 3, sizeof(double));
+        b->triangles = b->own_triangles = skf_malloc_array(triangle_count * 3, sizeof(uint32_t));
+    }
     b->tri_order = skf_malloc_array(triangle_count, sizeof(uint32_t));
     b->nodes = skf_malloc_array(2 * triangle_count, sizeof(bvh_node));
     centroid = skf_malloc_array(triangle_count * 3, sizeof(double));
@@ -191,8 +199,10 @@ skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uin
     b->tri_box = skf_malloc_array(triangle_count * 6, sizeof(double));
     if (!b->positions || !b->triangles || !b->tri_order || !b->nodes || !centroid || !bounds || !b->tri_box)
         goto nomem;
-    memcpy(b->positions, positions, vertex_count * 3 * sizeof(double));
-    memcpy(b->triangles, triangles, triangle_count * 3 * sizeof(uint32_t));
+    if (copy) {
+        memcpy(b->own_positions, positions, vertex_count * 3 * sizeof(double));
+        memcpy(b->own_triangles, triangles, triangle_count * 3 * sizeof(uint32_t));
+    }
     for (size_t t = 0; t < triangle_count; ++t) {
         b->tri_order[t] = (uint32_t)t;
         for (int a = 0; a < 3; ++a) {
@@ -220,7 +230,10 @@ nomem:
 
 void skf_bvh_refit(skf_bvh *bvh, const double *positions)
 {
-    memcpy(bvh->positions, positions, bvh->vertex_count * 3 * sizeof(double));
+    if (bvh->own_positions)
+        memcpy(bvh->own_positions, positions, bvh->vertex_count * 3 * sizeof(double));
+    else /* a view (skfi_bvh_build_view) reads the caller's new positions */
+        bvh->positions = positions;
     /* children are numbered after their parent: refit from the last node */
     for (size_t i = bvh->node_count; i-- > 0;) {
         bvh_node *nd = &bvh->nodes[i];
@@ -245,6 +258,18 @@ void skf_bvh_refit(skf_bvh *bvh, const double *positions)
             nd->hi[a] = dmax(l->hi[a], r->hi[a]);
         }
     }
+}
+
+skf_status skf_bvh_build(const double *positions, size_t vertex_count, const uint32_t *triangles,
+                         size_t triangle_count, skf_bvh **out, skf_error *err)
+{
+    return bvh_build(positions, vertex_count, triangles, triangle_count, true, out, err);
+}
+
+skf_status skfi_bvh_build_view(const double *positions, size_t vertex_count, const uint32_t *triangles,
+                               size_t triangle_count, skf_bvh **out, skf_error *err)
+{
+    return bvh_build(positions, vertex_count, triangles, triangle_count, false, out, err);
 }
 
 /* Closest point on triangle abc to p (Ericson §5.1.5); writes barycentrics. */

@@ -17,6 +17,8 @@
 #include "skinfit/surface.h"
 #include "skinfit/math.h"
 
+#include "surface_internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -69,7 +71,7 @@ skf_status skf_correspond(const double *source_positions, size_t source_vertex_c
         return SKF_OK;
     }
     skf_bvh *bvh = NULL;
-    skf_status st = skf_bvh_build(source_positions, source_vertex_count, source_triangles,
+    skf_status st = skfi_bvh_build_view(source_positions, source_vertex_count, source_triangles,
                                   source_triangle_count, &bvh, err);
     if (st) {
         skf_correspondence_release(out);

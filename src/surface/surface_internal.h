@@ -3,6 +3,7 @@
 #define SKF_SURFACE_INTERNAL_H
 
 #include "skinfit/base.h"
+#include "skinfit/surface.h"
 
 /* A sparse symmetric positive definite matrix, factored once by CHOLMOD
  * (supernodal or simplicial Cholesky, fill-reducing ordering chosen by
@@ -22,6 +23,12 @@ skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint
  * the same k. */
 skf_status skfi_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err);
 void skfi_spd_free(skf_spd *s);
+
+/* skf_bvh_build without the copies: the BVH reads the caller's positions and
+ * triangles, which must stay unchanged until skf_bvh_free (for a BVH that
+ * lives inside one call: 48 bytes per vertex less, docs/bench.md). */
+skf_status skfi_bvh_build_view(const double *positions, size_t vertex_count, const uint32_t *triangles,
+                               size_t triangle_count, skf_bvh **out, skf_error *err);
 
 /* ---- mesh_util.c ---- */
 /* Area-weighted vertex normals (unit; zero for a vertex without area). */

@@ -77,7 +77,6 @@ void skf_transfer_free(skf_transfer *t)
     skf_free(t);
 }
 
-/* The rig of the first skin, welded. */
 /* World transform of node n (rest TRS chain), depth-capped. */
 static void node_world(const skf_gltf *doc, int n, double out[16])
 {
@@ -90,8 +89,12 @@ static void node_world(const skf_gltf *doc, int n, double out[16])
     }
 }
 
-static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw, skf_rig **welded,
-                           double mesh_to_world[16], double **rest_world, skf_warnings *warnings, skf_error *err)
+/* The rig of the first skin, welded; *raw (the rig before welding) is kept
+ * only when keep_raw (landmarks given by vertex index need its positions),
+ * its vertex count always. */
+static skf_status load_rig(const skf_gltf *doc, const char *role, bool keep_raw, skf_rig **raw, size_t *raw_vertices,
+                           skf_rig **welded, double mesh_to_world[16], double **rest_world, skf_warnings *warnings,
+                           skf_error *err)
 {
     if (doc->skin_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: skins: no skin — the %s is not a rigged mesh", doc_name(doc),
@@ -128,6 +131,11 @@ static skf_status load_rig(const skf_gltf *doc, const char *role, skf_rig **raw,
     if (!(fabs(skf_mat4_invert_affine((double[16]){0}, mesh_to_world)) > 0))
         return skf_fail(err, SKF_ERR_NUMERIC, "%s: nodes[%d]: the skinned mesh node's transform is singular",
                         doc_name(doc), mesh_node);
+    *raw_vertices = (*raw)->vertex_count;
+    if (!keep_raw) {
+        skf_rig_free(*raw);
+        *raw = NULL;
+    }
     size_t n = (*welded)->vertex_count;
     *rest_world = skf_malloc_array(n * 3, sizeof(double));
     if (!*rest_world)
@@ -236,6 +244,36 @@ static skf_status attachment_importance(skf_transfer *t, skf_error *err)
     return SKF_OK;
 }
 
+/* The control run's solver: the source rig against its own clip. */
+static skf_status make_control(skf_transfer *t, skf_error *err)
+{
+    if (t->opt.no_control)
+        return SKF_OK;
+    return make_solver(t->src, t->src_rest_world, t->src->vertex_count, t->src->weight_offsets, t->src->weight_joints,
+                       t->src->weights, NULL, &t->opt, &t->src_solver, err);
+}
+
+/* What only the set-up needs goes once it is done, so that a clip runs with
+ * the smallest session (docs/bench.md "Where the memory of a transfer goes"):
+ * the rigs before welding (their vertex counts stay), the target's
+ * rest_world (the clip measures against con_rest; the source's rest_world is
+ * the control's rest) and the constraint sub-rig's weights (copied by the
+ * solver). */
+static void setup_done(skf_transfer *t)
+{
+    skf_rig_free(t->src_raw);
+    skf_rig_free(t->tgt_raw);
+    skf_free(t->tgt_rest_world);
+    skf_free(t->con_offsets);
+    skf_free(t->con_bone);
+    skf_free(t->con_weight);
+    t->src_raw = t->tgt_raw = NULL;
+    t->tgt_rest_world = NULL;
+    t->con_offsets = NULL;
+    t->con_bone = NULL;
+    t->con_weight = NULL;
+}
+
 static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
                                const skf_transfer_options *options, skf_transfer **out,
                                skf_warnings *warnings, skf_error *err)
@@ -250,22 +288,23 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         t->opt.mode = SKF_TRANSFER_FREE;
     t->source_doc = source;
     t->target_doc = target;
-    skf_status st = load_rig(source, "source", &t->src_raw, &t->src, t->src_mesh_to_world, &t->src_rest_world, warnings, err);
+    bool keep_raw = false; /* landmarks by vertex index are raw vertices */
+    for (size_t k = 0; k < t->opt.landmark_count; ++k)
+        keep_raw |= t->opt.landmarks[k].by_vertex;
+    skf_status st = load_rig(source, "source", keep_raw, &t->src_raw, &t->src_raw_vertices, &t->src,
+                             t->src_mesh_to_world, &t->src_rest_world, warnings, err);
     if (st)
         goto fail;
     t->src_diag = skf_bbox_diagonal(t->src->vertex_count, t->src_rest_world);
-    if (!t->opt.no_control) {
-        st = make_solver(t->src, t->src_rest_world, t->src->vertex_count, t->src->weight_offsets,
-                         t->src->weight_joints, t->src->weights, NULL, &t->opt,
-                         &t->src_solver, err);
-        if (st)
-            goto fail;
-    }
     if (!target) {
+        if ((st = make_control(t, err)))
+            goto fail;
+        setup_done(t);
         *out = t;
         return SKF_OK;
     }
-    st = load_rig(target, "target", &t->tgt_raw, &t->tgt, t->tgt_mesh_to_world, &t->tgt_rest_world, warnings, err);
+    st = load_rig(target, "target", keep_raw, &t->tgt_raw, &t->tgt_raw_vertices, &t->tgt, t->tgt_mesh_to_world,
+                  &t->tgt_rest_world, warnings, err);
     if (st)
         goto fail;
     const skf_rig *S = t->src, *T = t->tgt;
@@ -297,6 +336,10 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
                             T->vertex_count, &t->align, cons, ncons, &t->corr, err);
     skf_free(cons);
     if (st)
+        goto fail;
+    /* the control's solver after the alignment and correspondence, whose
+     * BVHs are the set-up's peak of memory */
+    if ((st = make_control(t, err)))
         goto fail;
     /* constraint sub-rig */
     size_t C = t->corr.count, nnz = 0;
@@ -386,6 +429,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
             goto fail;
         }
     }
+    setup_done(t);
     *out = t;
     return SKF_OK;
 fail:
@@ -396,13 +440,13 @@ fail:
 void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->source_vertices = t->src_raw->vertex_count;
+    info->source_vertices = t->src_raw_vertices;
     info->source_welded = t->src->vertex_count;
     info->source_joints = t->src->joint_count;
     info->source_diagonal = t->src_diag;
     info->source_attachments = t->src_att_count;
     if (t->tgt) {
-        info->target_vertices = t->tgt_raw->vertex_count;
+        info->target_vertices = t->tgt_raw_vertices;
         info->target_welded = t->tgt->vertex_count;
         info->target_joints = t->tgt->joint_count;
         info->constraints = t->corr.count;
@@ -567,42 +611,44 @@ static bool metrics_alloc(const skf_transfer *t, skf_transfer_metrics *m, size_t
 
 /* THE measuring of a solved clip — the table's figures and the pictures'
  * per-vertex errors: s from the solver's skinning, u target, r rest, per
- * frame and over the clip (skf_quality_add_frame). With vertex output
+ * frame and over the clip (skf_quality_add_frame), for frames [first,
+ * first + count) of a streamed clip (targets: those frames, [count*n*3];
+ * transforms: the clip's whole [F*B*12]); acc sums the clip in frame order,
+ * measure_finish turns it into the clip's figures. With vertex output
  * (m->vertex_errors set) each frame's per-vertex errors are kept and the
  * surface written: s itself when surface_solver is NULL (the measured
  * vertices are the rig's welded vertices in order), else surface_solver's
  * skinning of the same transforms. scratch: [n*3]. att (target runs of a
  * target with attached meshes, else NULL): [n] each measured vertex's
  * attachment or UINT32_MAX — their mean and worst error go to
- * m->attachment_mean_pct / _max_pct. */
-static void measure(const skf_solver *solver, const skf_solver *surface_solver, size_t F, size_t n,
-                    size_t B, const double *transforms, const double *targets, const double *rest,
-                    double diag, double *scratch, const uint32_t *att, skf_transfer_metrics *m)
+ * m->attachment_mean_pct / _max_pct, att_n [m->attachment_count] counting
+ * the errors summed (NULL: those figures left at 0). */
+static void measure_frames(const skf_solver *solver, const skf_solver *surface_solver, size_t first, size_t count,
+                           size_t n, size_t B, const double *transforms, const double *targets, const double *rest,
+                           double diag, double *scratch, const uint32_t *att, size_t *att_n, skf_quality_acc *acc,
+                           skf_transfer_metrics *m)
 {
-    size_t na = att ? m->attachment_count : 0, *att_n = NULL;
-    if (na && !(att_n = skf_calloc(na, sizeof *att_n)))
-        na = 0; /* figures left at 0 rather than fail a solved clip */
-    skf_quality_acc clip_acc;
-    skf_quality_init(&clip_acc, diag);
+    size_t na = att && att_n ? m->attachment_count : 0;
     size_t N = surface_solver ? skf_solver_vertex_count(surface_solver) : n;
-    for (size_t f = 0; f < F; ++f) {
+    for (size_t k = 0; k < count; ++k) {
+        size_t f = first + k;
         const double *T = transforms + f * B * 12;
+        const double *u = targets + k * n * 3;
         double *s = m->surface && !surface_solver ? m->surface + f * N * 3 : scratch;
         skf_solver_skin(solver, T, s);
         skf_quality_acc fa;
         skf_quality_init(&fa, diag);
-        skf_quality_add_frame(&fa, n, s, targets + f * n * 3, rest,
-                              m->vertex_errors ? m->vertex_errors + f * n : NULL);
+        skf_quality_add_frame(&fa, n, s, u, rest, m->vertex_errors ? m->vertex_errors + f * n : NULL);
         skf_quality q = skf_quality_result(&fa);
         m->frame_quality[f] = q.quality;
         m->frame_mean_pct[f] = q.mean_error_pct;
         m->frame_max_pct[f] = q.max_error_pct;
-        skf_quality_merge(&clip_acc, &fa);
+        skf_quality_merge(acc, &fa);
         for (size_t j = 0; na && j < n; ++j) {
             uint32_t a = att[j];
             if (a == UINT32_MAX || a >= na)
                 continue;
-            const double *sj = s + 3 * j, *uj = targets + (f * n + j) * 3;
+            const double *sj = s + 3 * j, *uj = u + 3 * j;
             double d[3] = {sj[0] - uj[0], sj[1] - uj[1], sj[2] - uj[2]};
             double e = 100 * skf_norm3(d) / diag;
             m->attachment_mean_pct[a] += e;
@@ -612,16 +658,20 @@ static void measure(const skf_solver *solver, const skf_solver *surface_solver, 
         if (m->surface && surface_solver)
             skf_solver_skin(surface_solver, T, m->surface + f * N * 3);
     }
-    skf_quality q = skf_quality_result(&clip_acc);
+}
+
+static void measure_finish(const skf_quality_acc *acc, double diag, size_t n, const size_t *att_n,
+                           skf_transfer_metrics *m)
+{
+    skf_quality q = skf_quality_result(acc);
     m->quality = q.quality;
     m->mean_error_pct = q.mean_error_pct;
     m->max_error_pct = q.max_error_pct;
     m->diagonal = diag;
     m->measured_count = m->vertex_errors ? n : 0;
     m->present = true;
-    for (size_t a = 0; a < na; ++a)
+    for (size_t a = 0; att_n && a < m->attachment_count; ++a)
         m->attachment_mean_pct[a] = att_n[a] ? m->attachment_mean_pct[a] / (double)att_n[a] : 0;
-    skf_free(att_n);
 }
 
 /* Bone-length error of baked TRS: for every joint whose parent joint is its
@@ -686,16 +736,30 @@ static skf_status copy_u32(uint32_t **dst, const uint32_t *src, size_t n)
     return SKF_OK;
 }
 
-/* What every clip call starts with: find the clip, check its frames and play
- * it on the welded source rig (skf_rig_bake). out gets the name, frames and
- * times and, with vertex output, the welded meshes and the constraint map;
- * *src_seq: [F*Ns*3] source world positions — with vertex output the same
- * array as out->source_surface (owned by out), else the caller frees it. */
-static skf_status play_source(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
-                              double **src_seq, skf_error *err)
+/* A clip opened on the welded source rig, played frame by frame. */
+typedef struct source_clip {
+    skf_clip *clip;
+    skf_pose pose;
+    bool pose_ready;
+} source_clip;
+
+static void source_close(source_clip *sc)
+{
+    if (sc->pose_ready)
+        skf_pose_release(&sc->pose);
+    skf_clip_free(sc->clip);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* What every clip call starts with: find the clip and check its frames. out
+ * gets the name, frames and times and, with vertex output, the welded meshes,
+ * the constraint map and room for the ground truth (source_surface, filled by
+ * source_frames). */
+static skf_status source_open(skf_transfer *t, const char *clip_name, skf_transfer_clip *out, source_clip *sc,
+                              skf_error *err)
 {
     memset(out, 0, sizeof *out);
-    *src_seq = NULL;
+    memset(sc, 0, sizeof *sc);
     const skf_gltf *sd = t->source_doc;
     int a = skf_clip_find(sd, clip_name, err); /* kind SKF_KIND_UNKNOWN_CLIP on a miss */
     if (a < 0) {
@@ -705,238 +769,329 @@ static skf_status play_source(skf_transfer *t, const char *clip_name, skf_transf
         }
         return SKF_ERR_ARGUMENT;
     }
-    skf_clip *clip = NULL;
-    skf_meshseq *seq = NULL;
-    skf_status st = skf_clip_from_gltf(sd, a, &clip, err);
+    skf_status st = skf_clip_from_gltf(sd, a, &sc->clip, err);
     if (st)
         return st;
-    if (clip->channel_count == 0 || clip->total_keys == 0) {
-        st = skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations[%d] ('%s'): the clip has no frames (no keyed channel)",
-                      doc_name(sd), a, clip_name);
-        goto done;
-    }
+    const skf_clip *clip = sc->clip;
+    if (clip->channel_count == 0 || clip->total_keys == 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: animations[%d] ('%s'): the clip has no frames (no keyed channel)",
+                        doc_name(sd), a, clip_name);
     double fps;
     size_t F;
     if ((st = skf_clip_frames(clip, t->opt.fps, &F, &fps, err))) {
         skf_error_prefix(err, "%s: animations[%d] ('%s')", doc_name(sd), a, clip_name);
-        goto done;
+        return st;
     }
     out->name = skf_strdup(sd->animations[a].name ? sd->animations[a].name : clip_name);
     out->frames = F;
     out->fps = fps;
     out->start = clip->start;
     out->duration = clip->duration;
-    if (!out->name) {
-        st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
-        goto done;
-    }
-    st = skf_rig_bake(t->src, clip, t->opt.fps, t->opt.threads > 0 ? t->opt.threads : 0, NULL, &seq, err);
-    if (st) {
-        skf_error_prefix(err, "%s", doc_name(sd));
-        goto done;
-    }
-    *src_seq = seq->positions;
-    seq->positions = NULL;
+    if (!out->name)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
+    if ((st = skf_pose_init(&sc->pose, t->src, err)))
+        return st;
+    sc->pose_ready = true;
     if (t->opt.vertex_output) {
-        out->source_surface = *src_seq;
-        out->source_mesh = (skf_transfer_mesh){t->src->vertex_count, seq->triangle_count, seq->triangles};
-        seq->triangles = NULL;
+        const skf_rig *S = t->src;
+        out->source_mesh = (skf_transfer_mesh){S->vertex_count, S->triangle_count, NULL};
+        out->source_surface = skf_malloc_array(F * S->vertex_count, 3 * sizeof(double));
+        if (!out->source_surface || copy_u32(&out->source_mesh.triangles, S->triangles, 3 * S->triangle_count))
+            return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory", clip_name, F,
+                            S->vertex_count);
         if (t->tgt) {
             const skf_rig *T = t->tgt;
             out->target_mesh = (skf_transfer_mesh){T->vertex_count, T->triangle_count, NULL};
             out->constraint_count = t->corr.count;
             if (copy_u32(&out->target_mesh.triangles, T->triangles, 3 * T->triangle_count) ||
                 copy_u32(&out->constraint_vertex, t->corr.target_vertex, t->corr.count))
-                st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
+                return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
         }
     }
-done:
-    skf_meshseq_free(seq);
-    skf_clip_free(clip);
-    return st;
-}
-
-/* The source frames carried onto the constraints: u [F*C*3] — by
- * deformation transfer when a registration prepared one (another shape,
- * transfer_register.c), else by the correspondence's barycentric points. */
-static skf_status carry_surface(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
-{
-    if (t->dt)
-        return skfi_transfer_carry_deformation(t, F, src_seq, u, err);
-    size_t Ns = t->src->vertex_count, C = t->corr.count;
-    for (size_t f = 0; f < F; ++f)
-        skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target, src_seq + f * Ns * 3,
-                                 u + f * C * 3);
     return SKF_OK;
 }
 
-/* Frees what play_source handed to the caller (nothing when out owns it). */
-static void free_source(const skf_transfer_clip *out, double *src_seq)
+/* Frames [first, first + count) of the clip played on the welded source rig
+ * (what skf_rig_bake computes, frame by frame): dst [count*Ns*3], source
+ * world positions. */
+static void source_frames(const skf_transfer *t, source_clip *sc, const skf_transfer_clip *out, size_t first,
+                          size_t count, double *dst)
 {
-    if (src_seq != out->source_surface)
-        skf_free(src_seq);
+    size_t Ns = t->src->vertex_count;
+    for (size_t k = 0; k < count; ++k) {
+        double time = sc->clip->start + (double)(first + k) / out->fps;
+        skf_pose_eval(t->src, sc->clip, time, &sc->pose);
+        skf_skin(t->src, &sc->pose, dst + k * Ns * 3, t->opt.threads > 0 ? t->opt.threads : 0);
+    }
 }
 
-static double *scratch_new(const skf_transfer *t)
+/* The source frames carried onto the constraints: u [count*C*3] — by
+ * deformation transfer when a registration prepared one (another shape,
+ * transfer_register.c), else by the correspondence's barycentric points. */
+static skf_status carry_surface(skf_transfer *t, size_t first, size_t count, const double *src, double *u,
+                                skf_error *err)
 {
-    size_t n = t->src->vertex_count;
-    if (t->tgt && t->corr.count > n)
-        n = t->corr.count;
-    return skf_malloc_array(n * 3, sizeof(double));
+    if (t->dt)
+        return skfi_transfer_carry_deformation(t, first, count, src, u, err);
+    size_t Ns = t->src->vertex_count, C = t->corr.count;
+    for (size_t k = 0; k < count; ++k)
+        skf_correspondence_apply(&t->corr, t->align.identity ? NULL : t->source_to_target,
+                                 src + k * Ns * 3, u + k * C * 3);
+    return SKF_OK;
+}
+
+/* The clip is streamed through windows of consecutive frames, so that memory
+ * does not grow with the clip (docs/bench.md "Where the memory of a transfer
+ * goes"): per window the source frames and the carried surface, at most
+ * SKF_TRANSFER_WINDOW_BYTES together (at least one frame). With vertex output
+ * the source frames are the clip's ground truth and are kept whole. */
+#define SKF_TRANSFER_WINDOW_BYTES ((size_t)64 << 20)
+
+static size_t window_frames(const skf_transfer *t, size_t F)
+{
+    size_t per = t->tgt ? t->corr.count : 0;
+    if (!t->opt.vertex_output)
+        per += t->src->vertex_count;
+    per *= 3 * sizeof(double);
+    size_t w = per ? SKF_TRANSFER_WINDOW_BYTES / per : F;
+    return w < 1 ? 1 : w > F ? F : w;
+}
+
+/* The window's buffers: src [W*Ns*3] (a view into out->source_surface with
+ * vertex output), u [W*C*3], scratch [max(Ns, C)*3]. */
+typedef struct clip_window {
+    size_t W;
+    double *src_own, *u, *scratch;
+} clip_window;
+
+static void window_release(clip_window *w)
+{
+    skf_free(w->src_own);
+    skf_free(w->u);
+    skf_free(w->scratch);
+    memset(w, 0, sizeof *w);
+}
+
+static bool window_alloc(const skf_transfer *t, size_t F, clip_window *w)
+{
+    memset(w, 0, sizeof *w);
+    w->W = window_frames(t, F);
+    size_t Ns = t->src->vertex_count, C = t->tgt ? t->corr.count : 0, n = Ns > C ? Ns : C;
+    if (!t->opt.vertex_output)
+        w->src_own = skf_malloc_array(w->W * Ns, 3 * sizeof(double));
+    if (C)
+        w->u = skf_malloc_array(w->W * C, 3 * sizeof(double));
+    w->scratch = skf_malloc_array(n, 3 * sizeof(double));
+    return (t->opt.vertex_output || w->src_own) && (!C || w->u) && w->scratch;
+}
+
+/* Source frames of the window starting at f0. */
+static double *window_source(const skf_transfer *t, const clip_window *w, const skf_transfer_clip *out, size_t f0)
+{
+    return w->src_own ? w->src_own : out->source_surface + f0 * t->src->vertex_count * 3;
+}
+
+/* A run's sums over the clip's frames. */
+typedef struct run_sums {
+    skf_quality_acc acc;
+    double sweeps, iterations;
+    size_t *att_n; /* [attachment_count] errors summed per attachment (NULL: none, or no memory) */
+} run_sums;
+
+/* A target run's attachment counts; on no memory the figures stay at 0
+ * rather than fail a solved clip (measure_frames). */
+static void run_att_init(run_sums *r, const skf_transfer_metrics *m)
+{
+    if (m->attachment_count)
+        r->att_n = skf_calloc(m->attachment_count, sizeof *r->att_n);
+}
+
+static void run_add_stats(run_sums *r, skf_transfer_metrics *m, size_t first, size_t count,
+                          const skf_solve_stats *stats)
+{
+    for (size_t k = 0; k < count; ++k) {
+        m->frame_sweeps[first + k] = stats[k].sweeps;
+        r->sweeps += stats[k].sweeps;
+        r->iterations += stats[k].iterations;
+        m->frames_at_cap += stats[k].hit_cap;
+        m->frames_at_newton_cap += stats[k].hit_iteration_cap;
+    }
+}
+
+static void run_finish(const run_sums *r, size_t F, int cap, size_t n, skf_transfer_metrics *m)
+{
+    m->iteration_cap = cap;
+    m->newton_cap = 0;
+    m->sweeps_per_frame = r->sweeps / (double)F;
+    m->iterations_per_frame = r->iterations / (double)F;
+    measure_finish(&r->acc, m->diagonal, n, r->att_n, m);
+}
+
+static skf_status cancelled(const char *clip_name, skf_error *err)
+{
+    return skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
 }
 
 static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
                                     skf_transfer_clip *out, const skf_progress *progress,
                                     skf_error *err)
 {
-    double *src_seq = NULL, *u = NULL, *scratch = NULL;
-    skf_status st = play_source(t, clip_name, out, &src_seq, err);
+    source_clip sc;
+    clip_window w = {0};
+    double *Tc = NULL, *ident = NULL;
+    skf_solve_stats *stats = NULL;
+    run_sums rc = {0}, rf = {0}, rr = {0};
+    skf_status st = source_open(t, clip_name, out, &sc, err);
     if (st)
         goto done;
-    const skf_gltf *sd = t->source_doc;
-    size_t F = out->frames;
+    const skf_gltf *sd = t->source_doc, *td = t->target_doc;
+    const size_t F = out->frames;
     const skf_rig *S = t->src;
-    size_t Ns = S->vertex_count;
-    scratch = scratch_new(t);
-    if (!scratch) {
-        st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory", clip_name, F, Ns);
+    const size_t Ns = S->vertex_count, Bs = S->joint_count;
+    const size_t C = t->tgt ? t->corr.count : 0, B = t->tgt ? t->tgt->joint_count : 0;
+    const size_t Nt = t->tgt ? t->tgt->vertex_count : 0;
+    const size_t Bmax = Bs > B ? Bs : B;
+    const int sweep_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
+    const int lm_cap = t->opt.max_lm_iterations > 0 ? t->opt.max_lm_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
+    if (!window_alloc(t, F, &w)) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory", clip_name, w.W, Ns);
         goto done;
     }
-    if (skf_progress_report(progress, 0.05, "source clip sampled")) {
-        st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
+    stats = skf_calloc(w.W, sizeof *stats);
+    ident = skf_malloc_array(Bmax * 12, sizeof(double));
+    if (!stats || !ident) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", clip_name);
         goto done;
     }
-    double t0 = now_seconds();
-    /* 2. control: the source rig against its own clip */
+    for (size_t i = 0; i < Bmax; ++i)
+        skf_transform34_identity(ident + i * 12);
     if (t->src_solver) {
-        size_t Bs = S->joint_count;
-        double *Tc = skf_malloc_array(F * Bs * 12, sizeof(double));
-        skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
-        if (!Tc || !stats || !metrics_alloc(t, &out->control, F, Ns, Ns, false)) {
-            skf_free(Tc);
-            skf_free(stats);
+        Tc = skf_malloc_array(F * Bs * 12, sizeof(double));
+        if (!Tc || !metrics_alloc(t, &out->control, F, Ns, Ns, false)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: control: out of memory", clip_name);
             goto done;
         }
-        for (size_t i = 0; i < Bs; ++i)
-            skf_transform34_identity(Tc + i * 12);
-        double c0 = now_seconds();
-        sub_progress sp;
-        st = skf_solver_clip(t->src_solver, F, src_seq, Tc, stats,
-                             sub_progress_init(&sp, progress, 0.05, 0.3, "control solve"), err);
-        out->control.solve_seconds = now_seconds() - c0;
-        if (!st) {
-            double sw = 0, nit = 0;
-            for (size_t f = 0; f < F; ++f) {
-                out->control.frame_sweeps[f] = stats[f].sweeps;
-                sw += stats[f].sweeps;
-                nit += stats[f].iterations;
-                out->control.frames_at_cap += stats[f].hit_cap;
-                out->control.frames_at_newton_cap += stats[f].hit_iteration_cap;
-            }
-            out->control.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
-            out->control.newton_cap = t->opt.max_newton_iterations > 0
-                                          ? t->opt.max_newton_iterations
-                                          : SKF_SOLVE_DEFAULT_MAX_ITERATIONS;
-            out->control.sweeps_per_frame = sw / (double)F;
-            out->control.iterations_per_frame = nit / (double)F;
-            measure(t->src_solver, NULL, F, Ns, Bs, Tc, src_seq, t->src_rest_world, t->src_diag, scratch, NULL,
-                    &out->control);
-        } else {
-            skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
-        }
-        skf_free(Tc);
-        skf_free(stats);
-        if (st)
-            goto done;
-    }
-    if (skf_progress_report(progress, 0.3, "control solved")) {
-        st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
-        goto done;
+        out->control.diagonal = t->src_diag;
+        skf_quality_init(&rc.acc, t->src_diag);
     }
     if (t->tgt) {
-        size_t C = t->corr.count, B = t->tgt->joint_count, Nt = t->tgt->vertex_count;
         out->joint_count = B;
-        u = skf_malloc_array(F * C * 3, sizeof(double));
         out->free_transforms = skf_malloc_array(F * B * 12, sizeof(double));
-        skf_solve_stats *stats = skf_calloc(F, sizeof *stats);
-        if (!u || !out->free_transforms || !stats || !metrics_alloc(t, &out->free, F, C, Nt, true)) {
-            skf_free(stats);
+        if (!out->free_transforms || !metrics_alloc(t, &out->free, F, C, Nt, true)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu constraints x %zu frames: out of memory", clip_name, C, F);
             goto done;
         }
-        /* 3. carry the surface */
-        st = carry_surface(t, F, src_seq, u, err);
-        if (st) {
-            skf_free(stats);
-            skf_error_prefix(err, "%s: %s", doc_name(t->target_doc), clip_name);
-            goto done;
-        }
-        /* 4. free solve */
-        for (size_t i = 0; i < B; ++i)
-            skf_transform34_identity(out->free_transforms + i * 12);
-        double f0 = now_seconds();
-        sub_progress sp;
-        st = skf_solver_clip(t->tgt_solver, F, u, out->free_transforms, stats,
-                             sub_progress_init(&sp, progress, 0.3, 0.6, "free solve"), err);
-        out->free.solve_seconds = now_seconds() - f0;
-        if (st) {
-            skf_free(stats);
-            skf_error_prefix(err, "%s: %s", doc_name(t->target_doc), clip_name);
-            goto done;
-        }
-        double sw = 0, nit = 0;
-        for (size_t f = 0; f < F; ++f) {
-            out->free.frame_sweeps[f] = stats[f].sweeps;
-            sw += stats[f].sweeps;
-            out->free.frames_at_cap += stats[f].hit_cap;
-            out->free.frames_at_newton_cap += stats[f].hit_iteration_cap;
-            nit += stats[f].iterations;
-        }
-        out->free.iteration_cap = t->opt.max_sweeps > 0 ? t->opt.max_sweeps : SKF_SOLVE_DEFAULT_MAX_SWEEPS;
-        out->free.newton_cap = t->opt.max_newton_iterations > 0 ? t->opt.max_newton_iterations
-                                                                 : SKF_SOLVE_DEFAULT_MAX_ITERATIONS;
-        skf_free(stats);
-        out->free.sweeps_per_frame = sw / (double)F;
-        out->free.iterations_per_frame = nit / (double)F;
-        measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
-                t->con_att, &out->free);
-        if (skf_progress_report(progress, 0.6, "free solve")) {
-            st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
-            goto done;
-        }
-        /* 5. rotation-only */
+        out->free.diagonal = t->tgt_diag;
+        skf_quality_init(&rf.acc, t->tgt_diag);
+        run_att_init(&rf, &out->free);
         if (t->rotonly) {
             out->rotonly_transforms = skf_malloc_array(F * B * 12, sizeof(double));
             if (!out->rotonly_transforms || !metrics_alloc(t, &out->rotation_only, F, C, Nt, true)) {
                 st = skf_fail(err, SKF_ERR_NOMEM, "%s: rotation-only: out of memory", clip_name);
                 goto done;
             }
-            double r0 = now_seconds(), it = 0;
-            for (size_t f = 0; f < F && !st; ++f) {
+            out->rotation_only.diagonal = t->tgt_diag;
+            skf_quality_init(&rr.acc, t->tgt_diag);
+            run_att_init(&rr, &out->rotation_only);
+        }
+    }
+    double t0 = now_seconds();
+    for (size_t f0 = 0; f0 < F; f0 += w.W) {
+        const size_t n = F - f0 < w.W ? F - f0 : w.W;
+        /* progress: the window's share of the clip, split over its stages */
+        const double lo = (double)f0 / (double)F, span = (double)n / (double)F;
+        double *src = window_source(t, &w, out, f0);
+        /* 1. the source clip's frames */
+        source_frames(t, &sc, out, f0, n, src);
+        if (skf_progress_report(progress, lo + 0.05 * span, "source clip sampled")) {
+            st = cancelled(clip_name, err);
+            goto done;
+        }
+        /* 2. control: the source rig against its own clip */
+        if (t->src_solver) {
+            sub_progress sp;
+            double c0 = now_seconds();
+            st = skf_solver_clip_window(t->src_solver, f0, n, src, ident, Tc + f0 * Bs * 12, stats,
+                                        sub_progress_init(&sp, progress, lo + 0.05 * span, lo + 0.3 * span,
+                                                          "control solve"),
+                                        err);
+            out->control.solve_seconds += now_seconds() - c0;
+            if (st) {
+                skf_error_prefix(err, "%s: %s: control", doc_name(sd), clip_name);
+                goto done;
+            }
+            run_add_stats(&rc, &out->control, f0, n, stats);
+            measure_frames(t->src_solver, NULL, f0, n, Ns, Bs, Tc, src, t->src_rest_world, t->src_diag, w.scratch,
+                           NULL, NULL, &rc.acc, &out->control);
+        }
+        if (skf_progress_report(progress, lo + 0.3 * span, "control solved")) {
+            st = cancelled(clip_name, err);
+            goto done;
+        }
+        if (!t->tgt)
+            continue;
+        /* 3. carry the surface */
+        st = carry_surface(t, f0, n, src, w.u, err);
+        if (st) {
+            skf_error_prefix(err, "%s: %s", doc_name(td), clip_name);
+            goto done;
+        }
+        /* 4. free solve */
+        sub_progress sp;
+        double f1 = now_seconds();
+        st = skf_solver_clip_window(t->tgt_solver, f0, n, w.u, ident, out->free_transforms + f0 * B * 12, stats,
+                                    sub_progress_init(&sp, progress, lo + 0.3 * span, lo + 0.6 * span, "free solve"),
+                                    err);
+        out->free.solve_seconds += now_seconds() - f1;
+        if (st) {
+            skf_error_prefix(err, "%s: %s", doc_name(td), clip_name);
+            goto done;
+        }
+        run_add_stats(&rf, &out->free, f0, n, stats);
+        measure_frames(t->tgt_solver, t->tgt_skin, f0, n, C, B, out->free_transforms, w.u, t->con_rest, t->tgt_diag,
+                       w.scratch, t->con_att, rf.att_n, &rf.acc, &out->free);
+        if (skf_progress_report(progress, lo + 0.6 * span, "free solve")) {
+            st = cancelled(clip_name, err);
+            goto done;
+        }
+        /* 5. rotation-only */
+        if (t->rotonly) {
+            double r0 = now_seconds();
+            for (size_t k = 0; k < n && !st; ++k) {
+                size_t f = f0 + k;
                 double *R = out->rotonly_transforms + f * B * 12;
                 if (f)
                     memcpy(R, R - B * 12, B * 12 * sizeof(double));
                 skf_rotonly_stats rs;
-                st = skf_rotonly_frame(t->rotonly, u + f * C * 3, out->free_transforms + f * B * 12, R, f > 0, &rs,
+                st = skf_rotonly_frame(t->rotonly, w.u + k * C * 3, out->free_transforms + f * B * 12, R, f > 0, &rs,
                                        err);
                 out->rotation_only.frame_sweeps[f] = rs.iterations;
-                it += rs.iterations;
+                rr.sweeps += rs.iterations;
                 out->rotation_only.frames_at_cap += !st && rs.hit_cap;
-                if (skf_progress_report(progress, 0.6 + 0.35 * (double)(f + 1) / (double)F, "rotation-only solve")) {
-                    st = skf_fail(err, SKF_ERR_CANCELLED, "%s: cancelled", clip_name);
-                }
+                if (skf_progress_report(progress, lo + (0.6 + 0.35 * (double)(k + 1) / (double)n) * span,
+                                        "rotation-only solve"))
+                    st = cancelled(clip_name, err);
             }
-            out->rotation_only.solve_seconds = now_seconds() - r0;
+            out->rotation_only.solve_seconds += now_seconds() - r0;
             if (st) {
-                skf_error_prefix(err, "%s: %s: rotation-only", doc_name(t->target_doc), clip_name);
+                skf_error_prefix(err, "%s: %s: rotation-only", doc_name(td), clip_name);
                 goto done;
             }
-            out->rotation_only.sweeps_per_frame = it / (double)F;
-            out->rotation_only.iteration_cap =
-                t->opt.max_lm_iterations > 0 ? t->opt.max_lm_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
-            measure(t->tgt_solver, t->tgt_skin, F, C, B, out->rotonly_transforms, u, t->con_rest, t->tgt_diag,
-                    scratch, t->con_att, &out->rotation_only);
+            measure_frames(t->tgt_solver, t->tgt_skin, f0, n, C, B, out->rotonly_transforms, w.u, t->con_rest,
+                           t->tgt_diag, w.scratch, t->con_att, rr.att_n, &rr.acc, &out->rotation_only);
+        }
+    }
+    const int newton_cap = t->opt.max_newton_iterations > 0 ? t->opt.max_newton_iterations
+                                                             : SKF_SOLVE_DEFAULT_MAX_ITERATIONS;
+    if (t->src_solver) {
+        run_finish(&rc, F, sweep_cap, Ns, &out->control);
+        out->control.newton_cap = newton_cap;
+    }
+    if (t->tgt) {
+        run_finish(&rf, F, sweep_cap, C, &out->free);
+        out->free.newton_cap = newton_cap;
+        if (t->rotonly) {
+            run_finish(&rr, F, lm_cap, C, &out->rotation_only); /* sweeps: its LM iterations */
             if (t->opt.mode == SKF_TRANSFER_ROTATION_ONLY) {
                 /* the free solve was only its start: report the mode asked
                  * for, timed with its start (docs/transfer-report.md) */
@@ -970,9 +1125,13 @@ static skf_status transfer_run_clip(skf_transfer *t, const char *clip_name,
     out->seconds = now_seconds() - t0;
     skf_progress_report(progress, 1.0, "done");
 done:
-    free_source(out, src_seq);
-    skf_free(u);
-    skf_free(scratch);
+    source_close(&sc);
+    window_release(&w);
+    skf_free(Tc);
+    skf_free(ident);
+    skf_free(stats);
+    skf_free(rf.att_n);
+    skf_free(rr.att_n);
     if (st)
         skf_transfer_clip_release(out);
     return st;
@@ -981,9 +1140,11 @@ done:
 static skf_status transfer_sample_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
                                        skf_error *err)
 {
-    double *src_seq = NULL;
-    skf_status st = play_source(t, clip_name, out, &src_seq, err);
-    free_source(out, src_seq);
+    source_clip sc;
+    skf_status st = source_open(t, clip_name, out, &sc, err);
+    if (!st && out->source_surface)
+        source_frames(t, &sc, out, 0, out->frames, out->source_surface);
+    source_close(&sc);
     if (st)
         skf_transfer_clip_release(out);
     return st;
@@ -998,11 +1159,13 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
         memset(out, 0, sizeof *out);
         return skf_fail(err, SKF_ERR_ARGUMENT, "%s: no target rig to measure a baked clip on", clip_name);
     }
-    double *src_seq = NULL, *u = NULL, *scratch = NULL;
+    source_clip sc;
+    clip_window w = {0};
     skf_clip *clip = NULL;
+    size_t *att_n = NULL;
     skf_pose pose;
     memset(&pose, 0, sizeof pose);
-    skf_status st = play_source(t, clip_name, out, &src_seq, err);
+    skf_status st = source_open(t, clip_name, out, &sc, err);
     if (st)
         goto done;
     const skf_gltf *td = t->target_doc;
@@ -1024,9 +1187,7 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
     }
     out->joint_count = B;
     out->free_transforms = skf_malloc_array(F * B, 12 * sizeof(double));
-    u = skf_malloc_array(F * C, 3 * sizeof(double));
-    scratch = scratch_new(t);
-    if (!out->free_transforms || !u || !scratch || !metrics_alloc(t, &out->free, F, C, T->vertex_count, true)) {
+    if (!out->free_transforms || !window_alloc(t, F, &w) || !metrics_alloc(t, &out->free, F, C, T->vertex_count, true)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames: out of memory", doc_name(td), F);
         goto done;
     }
@@ -1040,16 +1201,27 @@ static skf_status transfer_measure_baked(skf_transfer *t, const char *clip_name,
             skf_transform34_from_mat4(m, out->free_transforms + (f * B + i) * 12);
         }
     }
-    if ((st = carry_surface(t, F, src_seq, u, err)))
-        goto done;
-    measure(t->tgt_solver, t->tgt_skin, F, C, B, out->free_transforms, u, t->con_rest, t->tgt_diag, scratch,
-            t->con_att, &out->free);
+    skf_quality_acc acc;
+    skf_quality_init(&acc, t->tgt_diag);
+    out->free.diagonal = t->tgt_diag;
+    if (out->free.attachment_count) /* no memory: those figures stay at 0 */
+        att_n = skf_calloc(out->free.attachment_count, sizeof *att_n);
+    for (size_t f0 = 0; f0 < F; f0 += w.W) {
+        const size_t n = F - f0 < w.W ? F - f0 : w.W;
+        double *src = window_source(t, &w, out, f0);
+        source_frames(t, &sc, out, f0, n, src);
+        if ((st = carry_surface(t, f0, n, src, w.u, err)))
+            goto done;
+        measure_frames(t->tgt_solver, t->tgt_skin, f0, n, C, B, out->free_transforms, w.u, t->con_rest, t->tgt_diag,
+                       w.scratch, t->con_att, att_n, &acc, &out->free);
+    }
+    measure_finish(&acc, t->tgt_diag, C, att_n, &out->free);
 done:
-    free_source(out, src_seq);
-    skf_free(u);
-    skf_free(scratch);
+    source_close(&sc);
+    window_release(&w);
     skf_pose_release(&pose);
     skf_clip_free(clip);
+    skf_free(att_n);
     if (st)
         skf_transfer_clip_release(out);
     return st;

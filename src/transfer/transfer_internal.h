@@ -9,13 +9,15 @@
 struct skf_transfer {
     const skf_gltf *source_doc, *target_doc;
     skf_transfer_options opt;
-    skf_rig *src_raw, *src;   /* source rig, welded */
-    skf_rig *tgt_raw, *tgt;   /* target rig, welded (NULL: control only) */
+    skf_rig *src_raw, *src;   /* source rig before welding (kept only while set-up needs it: by-vertex
+                                 landmarks), welded */
+    skf_rig *tgt_raw, *tgt;   /* target rig, welded (NULL: control only; tgt_raw as src_raw) */
+    size_t src_raw_vertices, tgt_raw_vertices; /* the rigs' vertex counts before welding */
     skf_alignment align;
     double source_to_target[16];
     skf_correspondence corr;
-    double *con_rest;         /* [C*3] target rest of the constraints */
-    size_t *con_offsets;
+    double *con_rest;         /* [C*3] target rest of the constraints (the measuring's r) */
+    size_t *con_offsets;      /* the constraint sub-rig's weights: during skf_transfer_new only */
     uint32_t *con_bone;
     double *con_weight;
     skf_solver *src_solver, *tgt_solver;
@@ -35,7 +37,7 @@ struct skf_transfer {
      * bind matrices — Quaternius: −90° about X and ×100). Solved transforms
      * T' map rest_world → world; the glTF skinning matrix is T' × mesh_to_world. */
     double src_mesh_to_world[16], tgt_mesh_to_world[16];
-    double *src_rest_world, *tgt_rest_world;
+    double *src_rest_world, *tgt_rest_world; /* tgt_rest_world: during skf_transfer_new only */
     char clip_list[1024];
     /* other-shape targets: the registration, the full-surface map (every
      * welded target vertex, for the anchors) and the deformation transfer */
@@ -66,8 +68,10 @@ skf_status skfi_transfer_register(skf_transfer *t, skf_error *err);
 /* t->corr for the listed constraint vertices that registered as matched. */
 skf_status skfi_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err);
 void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info);
-/* u [F*C*3]: the constraints' positions per frame by deformation transfer. */
-skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u,
+/* u [F*C*3]: the constraints' positions by deformation transfer for the F
+ * frames first .. first+F−1 of a clip (src_seq: those frames; errors name
+ * the clip frame). */
+skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t first, size_t F, const double *src_seq, double *u,
                                           skf_error *err);
 
 #endif

@@ -140,10 +140,10 @@ skf_status skfi_transfer_register(skf_transfer *t, skf_error *err)
         if (L->by_vertex) {
             if (!vertex_rest_world(t, true, L->source_vertex, lm[n].source_point))
                 st = skf_fail(err, SKF_ERR_ARGUMENT, "landmarks[%zu].source_vertex: %zu out of range (%s has %zu vertices)",
-                              k, L->source_vertex, doc_name(t->source_doc), t->src_raw->vertex_count);
+                              k, L->source_vertex, doc_name(t->source_doc), t->src_raw_vertices);
             else if (!vertex_rest_world(t, false, L->target_vertex, lm[n].target_point))
                 st = skf_fail(err, SKF_ERR_ARGUMENT, "landmarks[%zu].target_vertex: %zu out of range (%s has %zu vertices)",
-                              k, L->target_vertex, doc_name(t->target_doc), t->tgt_raw->vertex_count);
+                              k, L->target_vertex, doc_name(t->target_doc), t->tgt_raw_vertices);
         } else {
             memcpy(lm[n].source_point, L->source_point, sizeof lm[n].source_point);
             memcpy(lm[n].target_point, L->target_point, sizeof lm[n].target_point);
@@ -313,7 +313,8 @@ void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *i
     skf_free(acc);
 }
 
-skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
+skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t first, size_t F, const double *src_seq, double *u,
+                                          skf_error *err)
 {
     size_t nt = t->tgt->vertex_count, ns = t->src->vertex_count, C = t->corr.count;
     double *anchor = skf_malloc_array(nt * 3, sizeof(double));
@@ -329,7 +330,7 @@ skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t F, const doub
         skf_correspondence_apply(&t->full, t->source_to_target, frame, anchor);
         st = skf_deformation_transfer_frame(t->dt, frame, anchor, x, err);
         if (st) {
-            skf_error_prefix(err, "frame %zu", f);
+            skf_error_prefix(err, "frame %zu", first + f);
             break;
         }
         for (size_t c = 0; c < C; ++c)

@@ -342,6 +342,7 @@ int tr_command(int argc, char **argv, bool control_only)
     skf_warnings warn = {0};
     skf_gltf *sdoc = NULL, *tdoc = NULL;
     skf_transfer *tr = NULL;
+    char *bone_copies[3] = {NULL, NULL, NULL};
     skf_transfer_clip *results = NULL;
     const char **clips = NULL;
     size_t clip_count = 0, done = 0;
@@ -424,6 +425,18 @@ int tr_command(int argc, char **argv, bool control_only)
         for (size_t r = 0; !st && r < rename_count; ++r)
             if (!rename_used[r])
                 st = skf_fail(&err, SKF_ERR_ARGUMENT, "--rename %s: no clip of that name is transferred", renames[r]);
+        /* The session is not needed to write: it goes before the writer's
+         * copies are made, so they do not add to its peak of memory (the info
+         * keeps copies of the joint names it points at). */
+        for (int k = 0; !st && k < 3; ++k)
+            if (run.info.unmatched_bones[k]) {
+                bone_copies[k] = skf_strdup(run.info.unmatched_bones[k]);
+                run.info.unmatched_bones[k] = bone_copies[k];
+                if (!bone_copies[k])
+                    st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
+            }
+        skf_transfer_free(tr);
+        tr = NULL;
         if (!st && tdoc)
             st = skf_gltf_reparse(tdoc, NULL, &err);
         /* GLB, report and HTML commit together or not at all. */
@@ -486,6 +499,8 @@ out_docs:
     skf_free(clips);
     skf_free(lm);
     skf_transfer_free(tr);
+    for (int k = 0; k < 3; ++k)
+        skf_free(bone_copies[k]);
     skf_gltf_free(sdoc);
     skf_gltf_free(tdoc);
     skf_warnings_release(&warn);
