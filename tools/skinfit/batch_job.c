@@ -70,7 +70,15 @@ static int fail_job(const skf_batch_job *job, const char *outdir, const char *st
     return JOB_FAILED;
 }
 
-int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
+/* OUTDIR/<name>.clip-<k>.ckpt */
+static char *checkpoint_path(const char *outdir, const char *name, size_t k)
+{
+    char ext[48];
+    snprintf(ext, sizeof ext, ".clip-%zu.ckpt", k);
+    return out_path(outdir, name, ext);
+}
+
+int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads, bool resume)
 {
     const skf_batch_job *job = &b->jobs[i];
     skf_error err = {0};
@@ -84,6 +92,7 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
     skf_transfer_clip *clips = NULL;
     const char **names = NULL;
     size_t count = 0, done = 0;
+    bool *restored = NULL;
     char *glb = out_path(outdir, job->name, ".glb");
     char *report = out_path(outdir, job->name, ".json");
     char *timing = out_path(outdir, job->name, ".timing.json");
@@ -103,13 +112,30 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
                          &names, &count, &err))
         goto fail;
     clips = skf_calloc(count ? count : 1, sizeof *clips);
-    if (!clips) {
+    restored = skf_calloc(count ? count : 1, sizeof *restored);
+    if (!clips || !restored) {
         skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
         goto fail;
     }
+    skf_transfer_info info;
+    skf_transfer_get_info(t, &info);
     for (; done < count; ++done) {
-        if (skf_transfer_run_clip(t, names[done], &clips[done], NULL, &err) ||
-            skf_transfer_add_animation(t, target, &clips[done], &err)) {
+        /* a clip an interrupted run of the same job finished is loaded, not
+         * solved again; each solved clip is saved before the next starts */
+        char *ck = checkpoint_path(outdir, job->name, done);
+        if (!ck) {
+            skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        restored[done] = resume && batch_checkpoint_load(ck, stamp, done, names[done], info.target_joints, &clips[done]);
+        skf_status st = SKF_OK;
+        if (!restored[done]) {
+            st = skf_transfer_run_clip(t, names[done], &clips[done], NULL, &err);
+            if (!st)
+                st = batch_checkpoint_save(ck, stamp, done, names[done], &clips[done], &err);
+        }
+        skf_free(ck);
+        if (st || skf_transfer_add_animation(t, target, &clips[done], &err)) {
             ++done;
             goto fail;
         }
@@ -150,6 +176,10 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
     for (size_t c = 0; c < count; ++c)
         json_array_append_new(per, json_real(clips[c].seconds));
     json_object_set_new(tm, "clip_seconds", per);
+    json_t *from = json_array(); /* clips loaded from a checkpoint (not solved by this run) */
+    for (size_t c = 0; c < count; ++c)
+        json_array_append_new(from, json_boolean(restored[c]));
+    json_object_set_new(tm, "clips_from_checkpoint", from);
     json_object_set_new(tm, "threads", json_integer(threads));
     write_json(timing, tm);
     json_decref(tm);
@@ -158,6 +188,12 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads)
     write_json(report, r);
     json_decref(r);
     unlink(error);
+    for (size_t c = 0; c < count; ++c) { /* the job is complete: its checkpoints go */
+        char *ck = checkpoint_path(outdir, job->name, c);
+        if (ck)
+            unlink(ck);
+        skf_free(ck);
+    }
     goto done;
 fail:
     result = fail_job(job, outdir, stamp, &err);
@@ -165,6 +201,7 @@ done:
     for (size_t c = 0; c < done; ++c)
         skf_transfer_clip_release(&clips[c]);
     skf_free(clips);
+    skf_free(restored);
     skf_free(names);
     skf_transfer_free(t);
     skf_gltf_free(source);

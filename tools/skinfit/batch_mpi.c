@@ -23,7 +23,7 @@ enum { TAG_REQUEST = 1, TAG_JOB = 2 };
 static int mpi_started;
 
 int batch_mpi_run(const skf_batch *b, const size_t *order, size_t count, const char *outdir,
-                  int threads, int *results, int *is_root)
+                  int threads, bool resume, int *results, int *is_root)
 {
     int rank = 0, size = 1;
     MPI_Init(NULL, NULL);
@@ -33,7 +33,7 @@ int batch_mpi_run(const skf_batch *b, const size_t *order, size_t count, const c
     *is_root = rank == 0;
     if (size == 1) {
         for (size_t k = 0; k < count; ++k)
-            results[order[k]] = batch_run_job(b, order[k], outdir, threads);
+            results[order[k]] = batch_run_job(b, order[k], outdir, threads, resume);
         return 0;
     }
     if (rank == 0) {
@@ -59,7 +59,7 @@ int batch_mpi_run(const skf_batch *b, const size_t *order, size_t count, const c
             if (job < 0)
                 break;
             msg[0] = job;
-            msg[1] = batch_run_job(b, (size_t)job, outdir, threads);
+            msg[1] = batch_run_job(b, (size_t)job, outdir, threads, resume);
         }
     }
     /* Every report is on disk before rank 0 reads them for the summary. */
@@ -77,9 +77,9 @@ void batch_mpi_finalize(void)
 #else
 
 int batch_mpi_run(const skf_batch *b, const size_t *order, size_t count, const char *outdir,
-                  int threads, int *results, int *is_root)
+                  int threads, bool resume, int *results, int *is_root)
 {
-    (void)b, (void)order, (void)count, (void)outdir, (void)threads, (void)results;
+    (void)b, (void)order, (void)count, (void)outdir, (void)threads, (void)resume, (void)results;
     *is_root = 1;
     fprintf(stderr, "skinfit batch: launched under MPI, but this skinfit was built without MPI "
                     "(configure with -DSKF_WITH_MPI=ON and OpenMPI installed)\n");

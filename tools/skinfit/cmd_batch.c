@@ -33,7 +33,8 @@ static const char usage[] =
     "  --jobs N       jobs run in parallel on this machine (default 1)\n"
     "  --threads T    threads inside each job (default: cores / jobs)\n"
     "  --resume       skip jobs whose outputs are complete and made from the\n"
-    "                 current inputs and options; redo the rest\n"
+    "                 current inputs and options; redo the rest, reusing the\n"
+    "                 clips an interrupted job had finished (OUTDIR/*.ckpt)\n"
     "  --shard K/N    run only shard K of N (job i when i mod N = K-1); run\n"
     "                 `batch --resume` on the whole manifest afterwards to\n"
     "                 assemble the summary\n"
@@ -52,7 +53,7 @@ static int default_threads(int jobs)
 
 /* Local mode: children re-execute this binary for one job each. */
 static void run_local(const char *manifest, const char *outdir, const size_t *todo, size_t count,
-                      int jobs, int threads, int *results)
+                      int jobs, int threads, int resume, int *results)
 {
     pid_t *pids = calloc((size_t)jobs, sizeof *pids);
     size_t *which = calloc((size_t)jobs, sizeof *which);
@@ -82,7 +83,7 @@ static void run_local(const char *manifest, const char *outdir, const size_t *to
                 if (getppid() != parent)
                     _exit(127);
                 char *argv[] = {"skinfit", "batch", (char *)manifest, "-o", (char *)outdir,
-                                "--run-job", idx, "--threads", thr, NULL};
+                                "--run-job", idx, "--threads", thr, resume ? "--resume" : NULL, NULL};
                 execv("/proc/self/exe", argv);
                 _exit(127);
             }
@@ -356,7 +357,7 @@ int cmd_batch(int argc, char **argv)
     if (threads == 0)
         threads = default_threads(jobs);
     if (run_job >= 0) {
-        int r = (size_t)run_job < b->job_count ? batch_run_job(b, (size_t)run_job, outdir, threads)
+        int r = (size_t)run_job < b->job_count ? batch_run_job(b, (size_t)run_job, outdir, threads, resume)
                                                : JOB_FAILED;
         skf_batch_free(b);
         return r;
@@ -408,14 +409,14 @@ int cmd_batch(int argc, char **argv)
     }
     int is_root = 1;
     if (batch_mpi_launched()) {
-        if (batch_mpi_run(b, todo, count, outdir, threads, results, &is_root) < 0) {
+        if (batch_mpi_run(b, todo, count, outdir, threads, resume, results, &is_root) < 0) {
             skf_batch_free(b);
             return EXIT_BAD_INPUT;
         }
     } else {
         if (skipped)
             fprintf(stderr, "skinfit batch: %zu job(s) complete and current, skipped\n", skipped);
-        run_local(manifest, outdir, todo, count, jobs, threads, results);
+        run_local(manifest, outdir, todo, count, jobs, threads, resume, results);
     }
     int code = EXIT_OK;
     if (is_root) {
