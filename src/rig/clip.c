@@ -82,21 +82,26 @@ double skf_clip_frame_fps(const skf_clip *clip, double fps)
     return clip->key_rate > 0 ? clip->key_rate : 30.0;
 }
 
-size_t skf_clip_frame_count(const skf_clip *clip, double fps)
+/* The frame count as a real number (not clamped): may exceed any size_t. */
+static double frame_count_real(const skf_clip *clip, double fps)
 {
     fps = skf_clip_frame_fps(clip, fps);
     /* Key times are float32 in glTF: an end meant to land on a frame may fall
      * short by a few ulps, hence the tolerance (1e-6 s, or 1e-6 relative). */
     double tol = fmax(1e-6, 1e-6 * fabs(clip->end));
     double n = floor((clip->duration + tol) * fps);
-    if (!(n >= 0))
-        return 1;
-    /* Clamped at the frames limit's ceiling only, so the count stays exact;
-     * callers compare it with skf_limit(SKF_LIMIT_FRAMES) and fail. */
+    return n >= 0 ? n + 1 : 1;
+}
+
+size_t skf_clip_frame_count(const skf_clip *clip, double fps)
+{
+    double n = frame_count_real(clip, fps);
+    /* Clamped at the frames limit's ceiling only, so the count stays exact
+     * below it; skf_clip_frames compares the real count with the limit. */
     size_t ceiling = skf_limit_get_info(SKF_LIMIT_FRAMES).max_value;
-    if (n >= (double)ceiling)
+    if (!(n < (double)ceiling))
         return ceiling;
-    return (size_t)n + 1;
+    return (size_t)n;
 }
 
 skf_status skf_clip_frames(const skf_clip *clip, double fps, size_t *frames, double *fps_out,
@@ -107,9 +112,16 @@ skf_status skf_clip_frames(const skf_clip *clip, double fps, size_t *frames, dou
     if (!isfinite(*fps_out))
         return skf_fail(err, SKF_ERR_LIMIT, "%.6g s at %.6g fps: frames exceed %s", clip->duration, *fps_out,
                         skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
-    *frames = skf_clip_frame_count(clip, *fps_out);
-    if (*frames > skf_limit(SKF_LIMIT_FRAMES))
-        return skf_fail(err, SKF_ERR_LIMIT, "%zu frames at %.6g fps exceed %s", *frames, *fps_out,
+    /* the real count in the message: a clamped one (2147483648 for 3e31
+     * frames) would be a wrong number */
+    double real = frame_count_real(clip, *fps_out);
+    if (real > (double)skf_limit(SKF_LIMIT_FRAMES)) {
+        if (real < 9007199254740992.0) /* 2^53: printed exactly */
+            return skf_fail(err, SKF_ERR_LIMIT, "%.0f frames at %.6g fps exceed %s", real, *fps_out,
+                            skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+        return skf_fail(err, SKF_ERR_LIMIT, "%.3g frames at %.6g fps exceed %s", real, *fps_out,
                         skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+    }
+    *frames = skf_clip_frame_count(clip, *fps_out);
     return SKF_OK;
 }

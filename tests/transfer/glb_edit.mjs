@@ -3,6 +3,8 @@
 //   strip-skin        remove skins and every node's "skin" (a mesh without a rig)
 //   empty-clip NAME   drop the target node of every channel of the animation
 //                     whose name ends with NAME (a clip with no frames)
+//   clip-end NAME=S   set the last key time of every sampler of that animation to S
+//                     seconds (float32, accessor max too): a clip of a huge time range
 import fs from 'node:fs';
 
 const [inp, out, op, arg] = process.argv.slice(2);
@@ -18,6 +20,18 @@ if (op === 'strip-skin') {
   const a = (json.animations || []).find((x) => (x.name || '').endsWith(arg));
   if (!a) throw new Error('no clip ' + arg);
   for (const c of a.channels) delete c.target.node;
+} else if (op === 'clip-end') {
+  const [name, secs] = arg.split('=');
+  const a = (json.animations || []).find((x) => (x.name || '').endsWith(name));
+  if (!a) throw new Error('no clip ' + name);
+  // rest = BIN chunk header (8 bytes) + data
+  for (const s of a.samplers) {
+    const acc = json.accessors[s.input];
+    const view = json.bufferViews[acc.bufferView];
+    const at = 8 + (view.byteOffset || 0) + (acc.byteOffset || 0) + 4 * (acc.count - 1);
+    rest.writeFloatLE(Number(secs), at);
+    if (acc.max) acc.max = [Math.fround(Number(secs))];
+  }
 } else {
   throw new Error('unknown op ' + op);
 }

@@ -105,8 +105,10 @@ static skf_status load_gltf_seq(const char *path, const char *clip_name, double 
         st = skf_fail(err, SKF_ERR_FORMAT, "%s: meshes: no vertices to animate", path);
         goto done;
     }
-    if ((st = skf_rig_bake(rig, clip, fps, 0, NULL, out, err)))
+    if ((st = skf_rig_bake(rig, clip, fps, 0, NULL, out, err))) {
+        skf_error_prefix(err, "%s: animations[%d]", path, anim); /* the library names the clip */
         goto done;
+    }
     *rest = skf_malloc_array(rig->vertex_count * 3, sizeof **rest);
     if (!*rest) {
         st = skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", path);

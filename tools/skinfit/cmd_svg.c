@@ -235,6 +235,7 @@ int cmd_svg(int argc, char **argv)
         char *svg = NULL;
         size_t size = 0;
         if (skf_svg_write_frame(anim, &svg, &size, &err) != SKF_OK) {
+            skf_error_prefix(&err, "%s: frame %zu", input, i);
             rc = cli_report_error(&err);
             break;
         }
@@ -247,6 +248,8 @@ int cmd_svg(int argc, char **argv)
             uint8_t *rgba = NULL;
             uint32_t bg = format == FMT_GIF ? 0xFFFFFFFFu : 0;
             if (skf_svg_render(svg, size, width, height, bg, &rgba, &err) != SKF_OK) {
+                /* librsvg's text names neither the character nor the frame */
+                skf_error_prefix(&err, "%s: frame %zu", input, i);
                 rc = cli_report_error(&err);
             } else if (format == FMT_PNG) {
                 skf_image img;
