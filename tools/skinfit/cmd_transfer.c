@@ -485,8 +485,9 @@ int tr_command(int argc, char **argv, bool control_only)
             for (size_t c = 0; c < done; ++c) {
                 double q = 100 * tr_gate_quality(&results[c], target != NULL);
                 if (!(q >= min_quality)) {
-                    fprintf(stderr, "skinfit: %s: quality %.6f %% is below --min-quality %g %%\n",
-                            results[c].name, q, min_quality);
+                    /* the file whose rig the figure is of: the target's, the source's for a control */
+                    fprintf(stderr, "skinfit: %s: %s: quality %.6f %% is below --min-quality %g %%\n",
+                            target ? target : source, results[c].name, q, min_quality);
                     rc = EXIT_QUALITY;
                 }
             }
