@@ -278,7 +278,11 @@ void skf_transfer_get_info(const skf_transfer *t, skf_transfer_info *info);
 /* Run one clip (name as the user typed it: "Walk" matches "AnimalArmature|Walk").
  * Errors: unknown clip (SKF_ERR_ARGUMENT, listing the available clips), a
  * clip with no keyed channel ("has no frames"), solver failures naming the
- * frame. progress may be NULL. */
+ * frame. progress may be NULL. Memory: the clip is streamed through windows
+ * of frames (source positions + carried surface at most 64 MiB together, at
+ * least one frame), so it does not grow with the frame count unless
+ * vertex_output asks for every frame's surfaces; results are the bits of a
+ * whole-clip solve (skf_solver_clip_window). */
 skf_status skf_transfer_run_clip(skf_transfer *t, const char *clip_name, skf_transfer_clip *out,
                                  const skf_progress *progress, skf_error *err);
 
