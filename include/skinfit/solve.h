@@ -128,8 +128,6 @@ void skf_solver_free(skf_solver *s);
 
 size_t skf_solver_vertex_count(const skf_solver *s);
 size_t skf_solver_bone_count(const skf_solver *s);
-/* [3N] the rest positions as the solver copied them (valid while the solver lives). */
-const double *skf_solver_rest(const skf_solver *s);
 /* Rest bounding-box diagonal (rest space), the scale of the stopping test. */
 double skf_solver_diagonal(const skf_solver *s);
 /* Σ_j w_ij² of bone i (μ_i); bones with μ = 0 carry no information and keep

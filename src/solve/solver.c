@@ -299,7 +299,6 @@ void skf_solver_free(skf_solver *s)
 
 size_t skf_solver_vertex_count(const skf_solver *s) { return s->n; }
 size_t skf_solver_bone_count(const skf_solver *s) { return s->B; }
-const double *skf_solver_rest(const skf_solver *s) { return s->rest; }
 double skf_solver_diagonal(const skf_solver *s) { return s->diag; }
 double skf_solver_bone_mass(const skf_solver *s, size_t bone)
 {
