@@ -343,6 +343,8 @@ int tr_command(int argc, char **argv, bool control_only)
     skf_gltf *sdoc = NULL, *tdoc = NULL;
     skf_transfer *tr = NULL;
     char *bone_copies[3] = {NULL, NULL, NULL};
+    skf_transfer_attachment *att_copies = NULL; /* run.info's, once the session is gone */
+    size_t att_copy_count = 0;
     skf_transfer_clip *results = NULL;
     const char **clips = NULL;
     size_t clip_count = 0, done = 0;
@@ -435,6 +437,21 @@ int tr_command(int argc, char **argv, bool control_only)
                 if (!bone_copies[k])
                     st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
             }
+        if (!st && run.info.attachment_count) { /* the attachments and their names too */
+            size_t na = run.info.attachment_count;
+            att_copies = skf_calloc(na, sizeof *att_copies);
+            att_copy_count = att_copies ? na : 0;
+            bool copied = att_copies != NULL;
+            for (size_t a = 0; a < att_copy_count; ++a) {
+                att_copies[a] = run.info.attachments[a];
+                att_copies[a].name = skf_strdup(run.info.attachments[a].name);
+                att_copies[a].joint = skf_strdup(run.info.attachments[a].joint);
+                copied = copied && att_copies[a].name && att_copies[a].joint;
+            }
+            run.info.attachments = att_copies;
+            if (!copied)
+                st = skf_fail(&err, SKF_ERR_NOMEM, "out of memory");
+        }
         skf_transfer_free(tr);
         tr = NULL;
         if (!st && tdoc)
@@ -502,6 +519,11 @@ out_docs:
     skf_transfer_free(tr);
     for (int k = 0; k < 3; ++k)
         skf_free(bone_copies[k]);
+    for (size_t a = 0; a < att_copy_count; ++a) {
+        skf_free((char *)att_copies[a].name);
+        skf_free((char *)att_copies[a].joint);
+    }
+    skf_free(att_copies);
     skf_gltf_free(sdoc);
     skf_gltf_free(tdoc);
     skf_warnings_release(&warn);
