@@ -56,7 +56,9 @@ void skf_bvh_closest(const skf_bvh *bvh, const double p[3], skf_surface_point *o
 void skf_bvh_closest_hint(const skf_bvh *bvh, const double p[3], uint32_t hint, skf_surface_point *out);
 /* New positions for the same vertices and triangles: the boxes are refitted
  * bottom-up, the tree kept (O(T); queries stay exact, a tree refitted after
- * a large deformation is only slower). positions: [vertex_count*3], copied. */
+ * a large deformation is only slower). positions: [vertex_count*3], copied
+ * into a BVH that owns its copy; a view (built by the internal
+ * skfi_bvh_build_view) reads them from then on, so they must outlive it. */
 void skf_bvh_refit(skf_bvh *bvh, const double *positions);
 
 /* Area-weighted surface statistics: total area, centroid, and the 3x3 second
