@@ -10,6 +10,7 @@ set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/solve/moments.c ${ROOT}/src/solve/newton.c ${ROOT}/src/solve/quality.c
   ${ROOT}/src/solve/rotation_only.c ${ROOT}/src/solve/solver.c
   ${ROOT}/src/surface/align.c ${ROOT}/src/surface/bvh.c ${ROOT}/src/surface/correspond.c
+  ${ROOT}/src/surface/mesh_util.c
   ${ROOT}/src/transfer/transfer.c ${ROOT}/src/transfer/to_trs.c
   ${ROOT}/src/render/colormap.c ${ROOT}/src/report/heatmap.c
   ${ROOT}/src/base/strbuf.c

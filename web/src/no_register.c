@@ -28,9 +28,10 @@ void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *i
     (void)t, (void)info;
 }
 
-skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t F, const double *src_seq, double *u, skf_error *err)
+skf_status skfi_transfer_carry_deformation(skf_transfer *t, size_t first, size_t F, const double *src_seq, double *u,
+                                          skf_error *err)
 {
-    (void)t, (void)F, (void)src_seq, (void)u;
+    (void)t, (void)first, (void)F, (void)src_seq, (void)u;
     return skf_fail(err, SKF_ERR_MISMATCH, "deformation transfer: not in the WebAssembly core");
 }
 
