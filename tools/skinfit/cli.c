@@ -192,8 +192,13 @@ static int progress_cb(void *user, double fraction, const char *what)
         return 0;
     }
     double now = cli_now();
-    if (now - p->start < p->delay || now - p->last_draw < 0.1)
+    /* A new stage or clip is drawn at once; the same stage is redrawn at
+     * most every 0.1 s (a fast clip would otherwise never show its name). */
+    const char *label = what ? what : "";
+    bool changed = strncmp(label, p->label, sizeof p->label - 1) != 0;
+    if (now - p->start < p->delay || (!changed && now - p->last_draw < 0.1))
         return 0;
+    snprintf(p->label, sizeof p->label, "%s", label);
     p->last_draw = now;
     p->drawn = 1;
     fprintf(stderr, "\r%-60.60s %5.1f%%", what ? what : "", 100.0 * fraction);

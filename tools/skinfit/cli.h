@@ -64,6 +64,7 @@ typedef struct cli_progress {
     int lines;      /* stderr not a terminal: print a line every `interval` s ($SKF_PROGRESS=lines,
                        set by the global --progress flag; inherited by batch workers) */
     double interval;/* 5, or $SKF_PROGRESS_INTERVAL (tests) */
+    char label[128]; /* the stage last drawn on a terminal */
 } cli_progress;
 void cli_progress_init(cli_progress *p, skf_progress *out);
 void cli_progress_finish(cli_progress *p);
