@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     skf_svg_character *c = NULL;
     skf_error err;
     skf_warnings w = {0};
-    skf_svg_load_options opt = {.max_file_bytes = 1 << 20, .max_depth = 64};
+    static skf_limits lim = {.value = {[SKF_LIMIT_SVG_BYTES] = 1 << 20, [SKF_LIMIT_SVG_DEPTH] = 64}};
+    skf_svg_load_options opt = {.limits = &lim};
     skf_status s = skf_svg_load_memory((const char *)data, size, "fuzz.svg", &opt, &c, &w, &err);
     trace("load", s, &err);
     if (s == SKF_OK) {

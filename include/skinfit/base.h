@@ -176,10 +176,20 @@ skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size
  * glTF JOINTS' 65535) are not listed here: they are not adjustable and their
  * messages say they are the format's. docs/limits.md lists every limit.
  *
- * The values are PROCESS-WIDE (like libxml2's XML_PARSE_HUGE switch): set
- * them once at start-up, before any library call runs on another thread;
- * the readers only read them. Calls that take an skf_limits (per-call
- * limits, below) use those values first. */
+ * Every call that checks a limit takes it per call, in its options struct
+ * (an skf_limits, "per-call limits" below): skf_gltf_load_options,
+ * skf_meshseq_read_options, skf_alembic_options, skf_svg_load_options,
+ * skf_svg_poses_options, skf_batch_options, skf_solve_options,
+ * skf_decompose_options, skf_transfer_options. A call without options of
+ * its own takes the limits of the object it works on, which kept those of
+ * the call that made it: skf_gltf.limits (reparse, the writer, the rig
+ * build, the transfer's node walk), skf_rig.limits (skf_rig_bake).
+ * Where a call's limits are NULL or a value is 0, the PROCESS-WIDE table
+ * below applies: the defaults, unless a program set it (skf_limit_set; like
+ * libxml2's XML_PARSE_HUGE switch: set it once at start-up, before any
+ * library call runs on another thread). The table is read only through
+ * skf_limits_value / skf_limits_exceeded; the skinfit CLI never sets it
+ * (it fills one skf_limits from --limit and passes it everywhere). */
 typedef enum skf_limit_id {
     SKF_LIMIT_FILE_BYTES,      /* bytes of one glTF/GLB file or external buffer */
     SKF_LIMIT_NODE_DEPTH,      /* depth of the glTF node hierarchy (root = 0) */
@@ -242,17 +252,13 @@ typedef struct skf_limit_text {
 } skf_limit_text;
 skf_limit_text skf_limit_exceeded(skf_limit_id id);
 
-/* skf_read_file with the size cap taken from limit id and a limit message. */
-skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
-                                 skf_error *err);
-
 /* ---- per-call limits ------------------------------------------------------
- * The same limits for one call, carried by its options struct
- * (skf_gltf_load_options.limits), so two threads can read with different
- * caps. value[id] is the cap for limit id during that call; 0 takes the
- * process-wide value (skf_limit(id): the default unless set, which is how
- * the CLI's --limit and $SKINFIT_LIMITS reach the readers). A NULL pointer
- * means all 0, i.e. today's behaviour. A reader stopped by a per-call value
+ * The same limits for one call, carried by its options struct (the list
+ * above), so two threads can read with different caps. value[id] is the cap
+ * for limit id during that call; 0 takes the process-wide value (skf_limit(id):
+ * the default unless a program set the table). A NULL pointer means all 0.
+ * The CLI's --limit and $SKINFIT_LIMITS fill one skf_limits (tools/skinfit
+ * cli_limits) that every call it makes carries. A reader stopped by a per-call value
  * says so in its message: "... exceeds the limit node-depth=3 (set by the
  * caller: skf_limits.value[SKF_LIMIT_NODE_DEPTH])". Zero-initialise, then
  * skf_limits_set the caps to change. */
@@ -263,13 +269,23 @@ typedef struct skf_limits {
 /* Set value[id] to value in [1, ceiling]; SKF_ERR_ARGUMENT (limits
  * untouched) otherwise, with skf_limit_set's messages. */
 skf_status skf_limits_set(skf_limits *limits, skf_limit_id id, size_t value, skf_error *err);
+/* skf_limit_set_by_name, skf_limits_parse and skf_limits_format for an
+ * skf_limits instead of the table: set one by name (the same syntax and
+ * messages; limits untouched on error), apply a "name=N,name=N" spec (items
+ * before a bad one stay set), write the values that are set and differ from
+ * their defaults ($SKINFIT_LIMITS for child processes). */
+skf_status skf_limits_set_by_name(skf_limits *limits, const char *name, const char *value,
+                                  skf_error *err);
+skf_status skf_limits_parse_into(skf_limits *limits, const char *spec, skf_error *err);
+bool skf_limits_format_into(const skf_limits *limits, char *out, size_t out_size);
 /* The cap in effect for id: limits->value[id] when limits is not NULL and
  * the value is not 0 (never above the ceiling), else skf_limit(id). */
 size_t skf_limits_value(const skf_limits *limits, skf_limit_id id);
 /* skf_limit_exceeded for the cap in effect: the process-wide text when it
  * comes from the table, the per-call text above when from limits. */
 skf_limit_text skf_limits_exceeded(const skf_limits *limits, skf_limit_id id);
-/* skf_read_file_limited under limits (NULL: the process-wide value). */
+/* skf_read_file with the cap of limit id under limits (NULL: the
+ * process-wide value) and that limit's message tail. */
 skf_status skf_read_file_limits(const char *path, const skf_limits *limits, skf_limit_id id,
                                 uint8_t **data, size_t *size, skf_error *err);
 

@@ -41,11 +41,22 @@ typedef struct skf_batch {
     size_t job_count;
 } skf_batch;
 
+/* Options of skf_batch_load / skf_batch_load_memory. */
+typedef struct skf_batch_options {
+    /* this load's caps (base.h "per-call limits"): manifest-bytes (the
+     * file; default 64 MiB; skf_batch_load only) and batch-jobs (jobs in the
+     * list; default SKF_BATCH_MAX_JOBS). NULL, or a value 0: the
+     * process-wide value. */
+    const skf_limits *limits;
+} skf_batch_options;
+
 /* Parse a manifest. Errors name the file and the JSON path:
- * "jobs.json: jobs[3].mode: 'fast' is not one of free, rotation-only, both". */
-skf_status skf_batch_load(const char *manifest_path, skf_batch **out, skf_error *err);
+ * "jobs.json: jobs[3].mode: 'fast' is not one of free, rotation-only, both".
+ * opts may be NULL. */
+skf_status skf_batch_load(const char *manifest_path, const skf_batch_options *opts, skf_batch **out,
+                          skf_error *err);
 skf_status skf_batch_load_memory(const char *json, size_t size, const char *manifest_path,
-                                 skf_batch **out, skf_error *err);
+                                 const skf_batch_options *opts, skf_batch **out, skf_error *err);
 void skf_batch_free(skf_batch *b);
 
 /* Job indices in scheduling order: largest cost first, ties by index. order

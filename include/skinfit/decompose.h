@@ -73,6 +73,8 @@ typedef struct skf_decompose_options {
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */
     skf_warnings *warnings;   /* may be NULL; e.g. "asked 30 bones, mesh has 20 vertices" */
+    const skf_limits *limits; /* caps of the solves (base.h "per-call limits": bones, passed in
+                                 skf_solve_options.limits); NULL: the process-wide values */
 } skf_decompose_options;
 
 /* Error metrics of a reconstruction A′ against the animation A (N vertices,

@@ -120,6 +120,9 @@ typedef struct skf_rig {
     size_t target_count;     /* total morph targets */
     double *default_morph_weights; /* [target_count]: mesh.weights, overridden by node.weights */
     int *morph_target_node;  /* [target_count] node index owning target g */
+    skf_limits limits;       /* the limits of the document it was built from (skf_gltf.limits,
+                              * copied by skf_rig_from_gltf; zeros: the process-wide values):
+                              * skf_rig_bake samples under its frames */
 } skf_rig;
 
 typedef struct skf_rig_options {
@@ -169,7 +172,7 @@ void skf_rig_root_weights(const skf_rig *rig, double *out);
  * primitive -1, attached fields copied), every part holding every morph
  * target's deltas over its vertices.
  * *raw_to_welded (may be NULL) receives an skf_malloc'ed [rig->vertex_count]
- * map. The welded count is (*out)->vertex_count. */
+ * map. The welded count is (*out)->vertex_count; (*out)->limits = rig->limits. */
 skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_welded,
                         skf_error *err);
 
@@ -264,15 +267,18 @@ void skf_skin(const skf_rig *rig, const skf_pose *pose, double *out, int threads
 double skf_clip_frame_fps(const skf_clip *clip, double fps);
 size_t skf_clip_frame_count(const skf_clip *clip, double fps);
 /* Both of the above, checked: the frames a clip is sampled into at fps, refused
- * (never cut short) past the frames limit — SKF_ERR_LIMIT "37 frames at 30 fps
+ * (never cut short) past the frames limit under limits (base.h "per-call
+ * limits"; NULL: the process-wide value) — SKF_ERR_LIMIT "37 frames at 30 fps
  * exceed the limit frames=5 …", unprefixed (callers name the clip and file),
  * also for a non-finite fps. *frames, *fps_out: the count and rate. The one
- * frame-count check of every clip sampling (skf_rig_bake, the transfer). */
-skf_status skf_clip_frames(const skf_clip *clip, double fps, size_t *frames, double *fps_out,
-                           skf_error *err);
+ * frame-count check of every clip sampling (skf_rig_bake under rig->limits,
+ * the transfer under skf_transfer_options.limits). */
+skf_status skf_clip_frames(const skf_clip *clip, double fps, const skf_limits *limits, size_t *frames,
+                           double *fps_out, skf_error *err);
 
 /* Sample clip on rig into a new sequence of world positions (N vertices,
- * frame_count frames, fps, start_time = clip->start, triangles copied).
+ * frame_count frames, fps, start_time = clip->start, triangles copied), the
+ * frame count checked by skf_clip_frames under rig->limits.
  * progress may be NULL. */
 skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, int threads,
                         const skf_progress *progress, skf_meshseq **out, skf_error *err);

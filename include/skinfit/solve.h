@@ -97,6 +97,9 @@ typedef struct skf_solve_options {
                               which saves one direct pass over the vertices per frame; the
                               moment-form stats->energy is still exact up to rounding (decompose
                               sums it over frames for its stopping rule) */
+    const skf_limits *limits; /* skf_solver_new's cap bones (base.h "per-call limits"; default
+                              2048: the affine start's memory grows with bones²); NULL, or the
+                              value 0: the process-wide value */
 } skf_solve_options;
 
 typedef struct skf_solve_stats {

@@ -62,8 +62,11 @@ bool skf_svg_joint_required(int j);
 typedef struct skf_svg_character skf_svg_character;
 
 typedef struct skf_svg_load_options {
-    size_t max_file_bytes;  /* 0 = the svg-bytes limit (base.h; default 64 MiB) */
-    int max_depth;          /* element nesting cap; 0 = the svg-depth limit (default 256) */
+    /* This load's caps (base.h "per-call limits"): svg-bytes (the file and
+     * the text its entities expand to; default 64 MiB), svg-depth (element
+     * nesting; default 256) and path-nodes (Bézier nodes of one path's d;
+     * default 1000000). NULL, or a value 0: the process-wide value. */
+    const skf_limits *limits;
 } skf_svg_load_options;
 
 /* Parse an SVG character (libxml2), find its skeleton group and joint
@@ -185,8 +188,16 @@ typedef struct skf_svg_poses {
  * expected a number". */
 skf_status skf_svg_poses_parse(const char *json, size_t size, const char *name, double width,
                                double height, skf_svg_poses *out, skf_error *err);
-skf_status skf_svg_poses_load(const char *path, double width, double height, skf_svg_poses *out,
-                              skf_error *err);
+/* Options of skf_svg_poses_load. */
+typedef struct skf_svg_poses_options {
+    /* this read's cap keypoint-bytes (the file; default 1 GiB; base.h
+     * "per-call limits"). NULL, or the value 0: the process-wide value. */
+    const skf_limits *limits;
+} skf_svg_poses_options;
+/* skf_svg_poses_parse of the file at path, read whole under opts' keypoint-bytes
+ * (SKF_ERR_LIMIT naming the file). opts may be NULL. */
+skf_status skf_svg_poses_load(const char *path, double width, double height,
+                              const skf_svg_poses_options *opts, skf_svg_poses *out, skf_error *err);
 void skf_svg_poses_release(skf_svg_poses *p);
 
 /* ---- per-frame animation (stateful: smoothing and face fallback) -------- */

@@ -136,6 +136,11 @@ typedef struct skf_transfer_options {
      * "Attached meshes" in the fit. true: importance 0 — they are still carried, solved-for
      * surface and measured, but do not constrain the solve (the comparison of issue 12 §3). */
     bool no_attached_constraints;
+    /* The session's caps (base.h "per-call limits"; copied at skf_transfer_new): frames (each
+     * clip's sampling, skf_clip_frames) and bones (the solvers, skf_solve_options.limits). The
+     * documents' node depth is the one they were loaded under (skf_gltf.limits). NULL, or a
+     * value 0: the process-wide value. */
+    const skf_limits *limits;
 } skf_transfer_options;
 
 /* One run's figures. quality = 1 − ΣΣ‖s−u‖ / ΣΣ‖u−r‖ over all constraint

@@ -67,15 +67,6 @@ skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size
     return st;
 }
 
-skf_status skf_read_file_limited(const char *path, skf_limit_id id, uint8_t **data, size_t *size,
-                                 skf_error *err)
-{
-    skf_status st = read_file(path, skf_limit(id), (int)id, NULL, data, size, err);
-    if (st)
-        skf_error_set_place(err, path, NULL, -1, NULL, -1);
-    return st;
-}
-
 skf_status skf_read_file_limits(const char *path, const skf_limits *limits, skf_limit_id id,
                                 uint8_t **data, size_t *size, skf_error *err)
 {

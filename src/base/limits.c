@@ -87,6 +87,7 @@ static const char *const ids[SKF_LIMIT_COUNT] = {
     [SKF_LIMIT_KEYPOINT_BYTES] = "SKF_LIMIT_KEYPOINT_BYTES",
     [SKF_LIMIT_MANIFEST_BYTES] = "SKF_LIMIT_MANIFEST_BYTES",
     [SKF_LIMIT_BATCH_JOBS] = "SKF_LIMIT_BATCH_JOBS",
+    [SKF_LIMIT_DOCUMENT_VALUES] = "SKF_LIMIT_DOCUMENT_VALUES",
 };
 
 /* 0 = default (so the table needs no start-up code). */
@@ -178,7 +179,9 @@ static void known_names(char *out, size_t size)
     }
 }
 
-skf_status skf_limit_set_by_name(const char *name, const char *value, skf_error *err)
+/* "NAME", "N[kMGT]" → *id, *out: the checks and messages of skf_limit_set_by_name. */
+static skf_status parse_named(const char *name, const char *value, skf_limit_id *out_id, size_t *out,
+                              skf_error *err)
 {
     skf_limit_id id;
     if (!skf_limit_find(name, &id)) {
@@ -208,10 +211,30 @@ skf_status skf_limit_set_by_name(const char *name, const char *value, skf_error 
     if (errno == ERANGE || v > (SIZE_MAX >> shift) || (v << shift) > defs[id].max_value)
         return skf_fail(err, SKF_ERR_ARGUMENT, "limit %s: %s: above its ceiling %zu",
                         defs[id].name, s, defs[id].max_value);
-    return skf_limit_set(id, (size_t)(v << shift), err);
+    *out_id = id;
+    *out = (size_t)(v << shift);
+    return check_value(id, *out, err);
 }
 
-skf_status skf_limits_parse(const char *spec, skf_error *err)
+skf_status skf_limit_set_by_name(const char *name, const char *value, skf_error *err)
+{
+    skf_limit_id id;
+    size_t v;
+    skf_status st = parse_named(name, value, &id, &v, err);
+    return st ? st : skf_limit_set(id, v, err);
+}
+
+skf_status skf_limits_set_by_name(skf_limits *limits, const char *name, const char *value,
+                                  skf_error *err)
+{
+    skf_limit_id id;
+    size_t v;
+    skf_status st = parse_named(name, value, &id, &v, err);
+    return st ? st : skf_limits_set(limits, id, v, err);
+}
+
+/* The items of spec into limits (NULL: the process-wide table). */
+static skf_status parse_spec(skf_limits *limits, const char *spec, skf_error *err)
 {
     if (!spec)
         return SKF_OK;
@@ -234,7 +257,8 @@ skf_status skf_limits_parse(const char *spec, skf_error *err)
             if (!eq)
                 return skf_fail(err, SKF_ERR_ARGUMENT, "limits: '%s': expected NAME=N", item);
             *eq = 0;
-            skf_status st = skf_limit_set_by_name(item, eq + 1, err);
+            skf_status st = limits ? skf_limits_set_by_name(limits, item, eq + 1, err)
+                                   : skf_limit_set_by_name(item, eq + 1, err);
             if (st)
                 return st;
         }
@@ -245,16 +269,27 @@ skf_status skf_limits_parse(const char *spec, skf_error *err)
     return SKF_OK;
 }
 
-bool skf_limits_format(char *out, size_t out_size)
+skf_status skf_limits_parse(const char *spec, skf_error *err)
+{
+    return parse_spec(NULL, spec, err);
+}
+
+skf_status skf_limits_parse_into(skf_limits *limits, const char *spec, skf_error *err)
+{
+    return parse_spec(limits, spec, err);
+}
+
+/* The values that differ from their defaults (0: the default) as "name=N,name=N". */
+static bool format_values(const size_t *vals, char *out, size_t out_size)
 {
     if (!out || !out_size)
         return false;
     size_t n = 0;
     out[0] = 0;
     for (int i = 0; i < SKF_LIMIT_COUNT; ++i) {
-        if (!values[i] || values[i] == defs[i].default_value)
+        if (!vals[i] || vals[i] == defs[i].default_value)
             continue;
-        int w = snprintf(out + n, out_size - n, "%s%s=%zu", n ? "," : "", defs[i].name, values[i]);
+        int w = snprintf(out + n, out_size - n, "%s%s=%zu", n ? "," : "", defs[i].name, vals[i]);
         if (w < 0 || (size_t)w >= out_size - n) {
             out[n] = 0;
             return false;
@@ -262,6 +297,16 @@ bool skf_limits_format(char *out, size_t out_size)
         n += (size_t)w;
     }
     return true;
+}
+
+bool skf_limits_format(char *out, size_t out_size)
+{
+    return format_values(values, out, out_size);
+}
+
+bool skf_limits_format_into(const skf_limits *limits, char *out, size_t out_size)
+{
+    return format_values(limits->value, out, out_size);
 }
 
 void skf_limits_reset(void)

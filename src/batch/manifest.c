@@ -264,7 +264,7 @@ static uint64_t file_size(const char *path)
 }
 
 skf_status skf_batch_load_memory(const char *text, size_t size, const char *manifest_path,
-                                 skf_batch **out, skf_error *err)
+                                 const skf_batch_options *opts, skf_batch **out, skf_error *err)
 {
     *out = NULL;
     json_error_t je;
@@ -302,9 +302,10 @@ skf_status skf_batch_load_memory(const char *text, size_t size, const char *mani
         st = skf_fail(err, SKF_ERR_FORMAT, "%s: jobs: the list is empty", manifest_path);
         goto done;
     }
-    if (n > skf_limit(SKF_LIMIT_BATCH_JOBS)) {
+    const skf_limits *lim = opts ? opts->limits : NULL;
+    if (n > skf_limits_value(lim, SKF_LIMIT_BATCH_JOBS)) {
         st = skf_fail(err, SKF_ERR_LIMIT, "%s: jobs: %zu jobs exceed %s, or split the manifest",
-                      manifest_path, n, skf_limit_exceeded(SKF_LIMIT_BATCH_JOBS).text);
+                      manifest_path, n, skf_limits_exceeded(lim, SKF_LIMIT_BATCH_JOBS).text);
         goto done;
     }
     b->jobs = skf_calloc(n, sizeof *b->jobs);
@@ -332,15 +333,17 @@ done:
     return SKF_OK;
 }
 
-skf_status skf_batch_load(const char *manifest_path, skf_batch **out, skf_error *err)
+skf_status skf_batch_load(const char *manifest_path, const skf_batch_options *opts, skf_batch **out,
+                          skf_error *err)
 {
     uint8_t *data;
     size_t size;
     *out = NULL;
-    skf_status st = skf_read_file_limited(manifest_path, SKF_LIMIT_MANIFEST_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(manifest_path, opts ? opts->limits : NULL,
+                                         SKF_LIMIT_MANIFEST_BYTES, &data, &size, err);
     if (st)
         return st;
-    st = skf_batch_load_memory((const char *)data, size, manifest_path, out, err);
+    st = skf_batch_load_memory((const char *)data, size, manifest_path, opts, out, err);
     skf_free(data);
     return st;
 }

@@ -19,6 +19,7 @@ typedef struct skfi_decompose_ctx {
     const size_t *adj_off;
     const uint32_t *adj;
     const uint32_t *rep; /* [N] the lowest-sorted vertex at the same rest position */
+    const skf_limits *limits; /* skf_decompose_options.limits, for the solvers */
 } skfi_decompose_ctx;
 
 /* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same

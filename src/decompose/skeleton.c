@@ -347,7 +347,7 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     skfi_decompose_to_csr(d, off, cb, cw);
     skf_solve_rig rig = {.vertex_count = N, .rest = c->rest, .offsets = off, .bone = cb,
                          .weight = cw, .bone_count = B};
-    skf_solve_options so = {.start = SKF_SOLVE_START_WARM, .threads = 1};
+    skf_solve_options so = {.start = SKF_SOLVE_START_WARM, .threads = 1, .limits = c->limits};
     if ((st = skf_solver_new(&rig, &so, &solver, err)))
         goto done;
     double E = constrained(c, solver, &skel, d->transforms, Tcur, err);

@@ -130,6 +130,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     c.adj_off = adj_off;
     c.adj = adj;
     c.rep = rep_of;
+    c.limits = opt.limits;
     skf_decomposition *d = skf_calloc(1, sizeof *d);
     uint32_t *labels = skf_calloc(N, sizeof *labels);
     size_t *offsets = skf_malloc_array(N + 1, sizeof *offsets);
@@ -266,6 +267,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             so.method = SKF_SOLVE_METHOD_SWEEPS; /* the alternation needs descent, not a converged frame */
             so.threads = opt.threads;
             so.skip_residual = true; /* the energy comes from the moment form */
+            so.limits = opt.limits;
             /* A frame's sweeps end when one lowers its energy by less than
              * SWEEP_TOL of the starting point's mean energy per frame (the
              * solver's tolerance is in units of N·diag²): the alternation
@@ -336,6 +338,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         so.method = SKF_SOLVE_METHOD_SWEEPS;
         so.threads = opt.threads;
         so.skip_residual = true;
+        so.limits = opt.limits;
         skf_solver *polish = NULL;
         if ((st = skf_solver_new(&rig, &so, &polish, err)))
             goto done;

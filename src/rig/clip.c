@@ -104,23 +104,23 @@ size_t skf_clip_frame_count(const skf_clip *clip, double fps)
     return (size_t)n;
 }
 
-skf_status skf_clip_frames(const skf_clip *clip, double fps, size_t *frames, double *fps_out,
-                           skf_error *err)
+skf_status skf_clip_frames(const skf_clip *clip, double fps, const skf_limits *limits, size_t *frames,
+                           double *fps_out, skf_error *err)
 {
     *fps_out = skf_clip_frame_fps(clip, fps);
     *frames = 0;
     if (!isfinite(*fps_out))
         return skf_fail(err, SKF_ERR_LIMIT, "%.6g s at %.6g fps: frames exceed %s", clip->duration, *fps_out,
-                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                        skf_limits_exceeded(limits, SKF_LIMIT_FRAMES).text);
     /* the real count in the message: a clamped one (2147483648 for 3e31
      * frames) would be a wrong number */
     double real = frame_count_real(clip, *fps_out);
-    if (real > (double)skf_limit(SKF_LIMIT_FRAMES)) {
+    if (real > (double)skf_limits_value(limits, SKF_LIMIT_FRAMES)) {
         if (real < 9007199254740992.0) /* 2^53: printed exactly */
             return skf_fail(err, SKF_ERR_LIMIT, "%.0f frames at %.6g fps exceed %s", real, *fps_out,
-                            skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                            skf_limits_exceeded(limits, SKF_LIMIT_FRAMES).text);
         return skf_fail(err, SKF_ERR_LIMIT, "%.3g frames at %.6g fps exceed %s", real, *fps_out,
-                        skf_limit_exceeded(SKF_LIMIT_FRAMES).text);
+                        skf_limits_exceeded(limits, SKF_LIMIT_FRAMES).text);
     }
     *frames = skf_clip_frame_count(clip, *fps_out);
     return SKF_OK;

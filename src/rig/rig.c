@@ -34,7 +34,8 @@ static bool node_in_surface(const skf_gltf *doc, size_t n, int skin)
     return node->skin == skin;
 }
 
-/* Copy the node hierarchy, checking the depth cap (the reader rejects
+/* Copy the node hierarchy, checking the depth cap (node-depth under
+ * doc->limits, the limits the document was loaded with; the reader rejects
  * cycles; this keeps evaluation bounded whatever built the document). */
 static skf_status copy_nodes(const skf_gltf *doc, skf_rig *rig, skf_error *err)
 {
@@ -63,9 +64,10 @@ static skf_status copy_nodes(const skf_gltf *doc, skf_rig *rig, skf_error *err)
             if ((size_t)p >= doc->node_count || depth >= doc->node_count)
                 return skf_fail(err, SKF_ERR_FORMAT, "%s: nodes[%zu]: cyclic hierarchy",
                                 doc->path, i);
-            if (++depth > skf_limit(SKF_LIMIT_NODE_DEPTH))
+            if (++depth > skf_limits_value(&doc->limits, SKF_LIMIT_NODE_DEPTH))
                 return skf_fail(err, SKF_ERR_LIMIT, "%s: nodes[%zu]: node depth %zu exceeds %s",
-                                doc->path, i, depth, skf_limit_exceeded(SKF_LIMIT_NODE_DEPTH).text);
+                                doc->path, i, depth,
+                                skf_limits_exceeded(&doc->limits, SKF_LIMIT_NODE_DEPTH).text);
             p = doc->nodes[p].parent;
         }
     }
@@ -668,6 +670,7 @@ skf_status skf_rig_from_gltf(const skf_gltf *doc, int skin, const skf_rig_option
     if (!rig)
         return skf_fail(err, SKF_ERR_NOMEM, "out of memory");
     rig->skin = skin;
+    rig->limits = doc->limits;
     skf_status st = build(doc, skin, opt, rig, warnings, err);
     if (st) {
         skf_rig_free(rig);

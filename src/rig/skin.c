@@ -213,7 +213,7 @@ skf_status skf_rig_bake(const skf_rig *rig, const skf_clip *clip, double fps, in
 {
     *out = NULL;
     size_t frames;
-    skf_status st = skf_clip_frames(clip, fps, &frames, &fps, err);
+    skf_status st = skf_clip_frames(clip, fps, &rig->limits, &frames, &fps, err);
     if (st) {
         skf_error_prefix(err, "%s", clip->name ? clip->name : "clip");
         return st;

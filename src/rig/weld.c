@@ -100,6 +100,7 @@ skf_status skf_rig_weld(const skf_rig *rig, skf_rig **out, uint32_t **raw_to_wel
         st = skf_fail(err, SKF_ERR_NOMEM, "out of memory for welding %zu vertices", N);
     size_t nw = 0;
     if (!st) {
+        w->limits = rig->limits;
         for (size_t v = 0; v < N; ++v)
             part_of[v] = UINT32_MAX;
         for (size_t p = 0; p < rig->part_count; ++p)

@@ -188,9 +188,10 @@ skf_status skf_solver_new(const skf_solve_rig *rig, const skf_solve_options *opt
     if (rig->vertex_count == 0 || rig->bone_count == 0)
         return skf_fail(err, SKF_ERR_ARGUMENT, "solver: rig: %zu vertices, %zu bones (need ≥ 1 each)",
                         rig->vertex_count, rig->bone_count);
-    if (rig->bone_count > skf_limit(SKF_LIMIT_BONES))
+    const skf_limits *lim = opt ? opt->limits : NULL;
+    if (rig->bone_count > skf_limits_value(lim, SKF_LIMIT_BONES))
         return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu bones exceed %s", rig->bone_count,
-                        skf_limit_exceeded(SKF_LIMIT_BONES).text);
+                        skf_limits_exceeded(lim, SKF_LIMIT_BONES).text);
     if ((uint64_t)rig->vertex_count > ((uint64_t)1 << 40))
         return skf_fail(err, SKF_ERR_LIMIT, "solver: rig: %zu vertices (the solver's fixed limit 2^40)",
                         rig->vertex_count);

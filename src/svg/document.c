@@ -128,12 +128,11 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
     *out = NULL;
     if (!name)
         name = "<memory>";
-    if (opts && opts->max_file_bytes && size > opts->max_file_bytes)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: larger than the %zu-byte limit (options)", name,
-                        opts->max_file_bytes);
-    if (!(opts && opts->max_file_bytes) && size > skf_limit(SKF_LIMIT_SVG_BYTES))
+    const skf_limits *lim = opts ? opts->limits : NULL;
+    size_t cap = skf_limits_value(lim, SKF_LIMIT_SVG_BYTES);
+    if (size > cap)
         return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes exceed %s", name, size,
-                        skf_limit_exceeded(SKF_LIMIT_SVG_BYTES).text);
+                        skf_limits_exceeded(lim, SKF_LIMIT_SVG_BYTES).text);
     if (size > (size_t)0x7fffffff)
         return skf_fail(err, SKF_ERR_LIMIT, "%s: %zu bytes, above libxml2's fixed limit of 2^31-1",
                         name, size);
@@ -145,8 +144,7 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
         skf_svg_free(c);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", name);
     }
-    bool max_depth_from_options = opts && opts->max_depth > 0;
-    int max_depth = max_depth_from_options ? opts->max_depth : (int)skf_limit(SKF_LIMIT_SVG_DEPTH);
+    size_t max_depth = skf_limits_value(lim, SKF_LIMIT_SVG_DEPTH);
     /* libxml2 stops at 256 levels unless told XML_PARSE_HUGE (then 2048);
      * ask for it only when the caller raised the depth cap. */
     bool huge = max_depth > LIBXML_DEFAULT_MAX_DEPTH;
@@ -169,9 +167,9 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
         size_t n = strlen(msg);
         while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
             msg[--n] = 0;
-        if (strstr(msg, "Excessive depth") && !max_depth_from_options)
+        if (strstr(msg, "Excessive depth"))
             st = skf_fail(err, SKF_ERR_LIMIT, "%s: line %d: element nesting exceeds %s", name,
-                          e->line, skf_limit_exceeded(SKF_LIMIT_SVG_DEPTH).text);
+                          e->line, skf_limits_exceeded(lim, SKF_LIMIT_SVG_DEPTH).text);
         else
             st = skf_fail(err, SKF_ERR_FORMAT, "%s: line %d: %s", name, e->line, msg);
         xmlFreeParserCtxt(ctxt);
@@ -180,18 +178,13 @@ skf_status skf_svg_load_memory(const char *data, size_t size, const char *name,
     }
     xmlFreeParserCtxt(ctxt);
     /* the text the document expands to is capped like the file itself */
-    size_t cap = opts && opts->max_file_bytes ? opts->max_file_bytes : skf_limit(SKF_LIMIT_SVG_BYTES);
     size_t expanded = 0;
     expanded_size(doc->children, cap, &expanded, 0);
     if (expanded > cap) {
         skf_svg_free(c);
-        if (opts && opts->max_file_bytes)
-            return skf_fail(err, SKF_ERR_LIMIT,
-                            "%s: entity expansion: the document expands to more than %zu bytes "
-                            "(options)", name, cap);
         return skf_fail(err, SKF_ERR_LIMIT,
                         "%s: entity expansion: the document expands to more than %zu bytes, above %s",
-                        name, cap, skf_limit_exceeded(SKF_LIMIT_SVG_BYTES).text);
+                        name, cap, skf_limits_exceeded(lim, SKF_LIMIT_SVG_BYTES).text);
     }
     xmlNodePtr root = xmlDocGetRootElement(doc);
     if (!root || strcmp((const char *)root->name, "svg")) {
@@ -227,9 +220,8 @@ skf_status skf_svg_load(const char *path, const skf_svg_load_options *opts, skf_
     *out = NULL;
     uint8_t *data = NULL;
     size_t size = 0;
-    skf_status st = opts && opts->max_file_bytes
-                        ? skf_read_file(path, opts->max_file_bytes, &data, &size, err)
-                        : skf_read_file_limited(path, SKF_LIMIT_SVG_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(path, opts ? opts->limits : NULL, SKF_LIMIT_SVG_BYTES, &data,
+                                         &size, err);
     if (st != SKF_OK)
         return st;
     st = skf_svg_load_memory((const char *)data, size, path, opts, out, warnings, err);

@@ -421,13 +421,14 @@ skf_status skf_svg_poses_parse(const char *json, size_t size, const char *name, 
     return st;
 }
 
-skf_status skf_svg_poses_load(const char *path, double width, double height, skf_svg_poses *out,
-                              skf_error *err)
+skf_status skf_svg_poses_load(const char *path, double width, double height,
+                              const skf_svg_poses_options *opts, skf_svg_poses *out, skf_error *err)
 {
     memset(out, 0, sizeof *out);
     uint8_t *data = NULL;
     size_t size = 0;
-    skf_status st = skf_read_file_limited(path, SKF_LIMIT_KEYPOINT_BYTES, &data, &size, err);
+    skf_status st = skf_read_file_limits(path, opts ? opts->limits : NULL, SKF_LIMIT_KEYPOINT_BYTES,
+                                         &data, &size, err);
     if (st != SKF_OK)
         return st;
     st = skf_svg_poses_parse((const char *)data, size, path, width, height, out, err);

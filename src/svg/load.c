@@ -24,8 +24,8 @@ typedef struct loader {
     size_t count;
     size_t *first, *next;     /* first child, next sibling (NONE) */
     const char *name;
-    int max_depth;
-    bool max_depth_from_options;
+    int max_depth;            /* the svg-depth cap in effect */
+    const skf_limits *limits; /* this load's caps (NULL: process-wide) */
     skf_warnings *w;
     skf_error *err;
     size_t skeleton;
@@ -102,12 +102,9 @@ static void place_of(const loader *L, size_t n, char *buf, size_t size)
 /* The limit message for nesting deeper than L->max_depth. */
 static skf_status depth_error(loader *L, const char *place)
 {
-    if (L->max_depth_from_options)
-        return skf_fail(L->err, SKF_ERR_LIMIT, "%s: %s%selement nesting deeper than %d (options)",
-                        L->name, place ? place : "", place ? ": " : "", L->max_depth);
     return skf_fail(L->err, SKF_ERR_LIMIT, "%s: %s%selement nesting exceeds %s", L->name,
                     place ? place : "", place ? ": " : "",
-                    skf_limit_exceeded(SKF_LIMIT_SVG_DEPTH).text);
+                    skf_limits_exceeded(L->limits, SKF_LIMIT_SVG_DEPTH).text);
 }
 
 /* element_to_root of n: the transforms of n and its ancestors below the root <svg>. */
@@ -156,13 +153,14 @@ static skf_status local_geom(loader *L, size_t n, skfi_svg_geom *g, bool *empty)
         }
         size_t off = 0;
         const char *what = "";
-        skf_status st = skfi_svg_parse_path(d, g, skf_limit(SKF_LIMIT_PATH_NODES), &off, &what);
+        skf_status st = skfi_svg_parse_path(d, g, skf_limits_value(L->limits, SKF_LIMIT_PATH_NODES), &off,
+                                            &what);
         if (st == SKF_ERR_NOMEM)
             return skf_fail(L->err, st, "%s: out of memory", L->name);
         if (st == SKF_ERR_LIMIT) {
             place_of(L, n, place, sizeof place);
             return skf_fail(L->err, st, "%s: %s: d: character %zu: %s exceed %s", L->name, place,
-                            off, what, skf_limit_exceeded(SKF_LIMIT_PATH_NODES).text);
+                            off, what, skf_limits_exceeded(L->limits, SKF_LIMIT_PATH_NODES).text);
         }
         if (st != SKF_OK) {
             place_of(L, n, place, sizeof place);
@@ -482,8 +480,8 @@ skf_status skfi_svg_load_elements(skf_svg_character *c, const skf_svg_element *e
     L.e = elems;
     L.count = count;
     L.name = name;
-    L.max_depth_from_options = opts && opts->max_depth > 0;
-    L.max_depth = L.max_depth_from_options ? opts->max_depth : (int)skf_limit(SKF_LIMIT_SVG_DEPTH);
+    L.limits = opts ? opts->limits : NULL;
+    L.max_depth = (int)skf_limits_value(L.limits, SKF_LIMIT_SVG_DEPTH); /* ceiling 1024 */
     L.w = warnings;
     L.err = err;
     skf_status st = SKF_OK;

@@ -77,11 +77,13 @@ void skf_transfer_free(skf_transfer *t)
     skf_free(t);
 }
 
-/* World transform of node n (rest TRS chain), depth-capped. */
+/* World transform of node n (rest TRS chain), capped at the node-depth the
+ * document was loaded under (doc->limits: the reader refused deeper chains). */
 static void node_world(const skf_gltf *doc, int n, double out[16])
 {
     skf_mat4_identity(out);
-    for (size_t depth = 0; n >= 0 && depth <= skf_limit(SKF_LIMIT_NODE_DEPTH); ++depth) {
+    size_t max_depth = skf_limits_value(&doc->limits, SKF_LIMIT_NODE_DEPTH);
+    for (size_t depth = 0; n >= 0 && depth <= max_depth; ++depth) {
         double l[16];
         skf_gltf_node_local_matrix(&doc->nodes[n], l);
         skf_mat4_mul(out, l, out);
@@ -155,6 +157,7 @@ static skf_status make_solver(const skf_rig *rig, const double *rest, size_t n, 
     so.threads = opt->threads;
     so.max_sweeps = opt->max_sweeps;
     so.max_iterations = opt->max_newton_iterations;
+    so.limits = opt->limits;
     return skf_solver_new(&sr, &so, out, err);
 }
 
@@ -284,6 +287,9 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         return skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
     if (options)
         t->opt = *options;
+    if (t->opt.limits)
+        t->limits = *t->opt.limits;
+    t->opt.limits = &t->limits;
     if (t->opt.mode == 0)
         t->opt.mode = SKF_TRANSFER_FREE;
     t->source_doc = source;
@@ -778,7 +784,7 @@ static skf_status source_open(skf_transfer *t, const char *clip_name, skf_transf
                         doc_name(sd), a, clip_name);
     double fps;
     size_t F;
-    if ((st = skf_clip_frames(clip, t->opt.fps, &F, &fps, err))) {
+    if ((st = skf_clip_frames(clip, t->opt.fps, t->opt.limits, &F, &fps, err))) {
         skf_error_prefix(err, "%s: animations[%d] ('%s')", doc_name(sd), a, clip_name);
         return st;
     }

@@ -8,7 +8,8 @@
 
 struct skf_transfer {
     const skf_gltf *source_doc, *target_doc;
-    skf_transfer_options opt;
+    skf_transfer_options opt; /* opt.limits points at limits below */
+    skf_limits limits;        /* options->limits copied (zeros: the process-wide values) */
     skf_rig *src_raw, *src;   /* source rig before welding (kept only while set-up needs it: by-vertex
                                  landmarks), welded */
     skf_rig *tgt_raw, *tgt;   /* target rig, welded (NULL: control only; tgt_raw as src_raw) */

@@ -7,7 +7,7 @@
 
 static skf_status parse(const char *json, skf_batch **b, skf_error *err)
 {
-    return skf_batch_load_memory(json, strlen(json), "/jobs/jobs.json", b, err);
+    return skf_batch_load_memory(json, strlen(json), "/jobs/jobs.json", NULL, b, err);
 }
 
 static void expect_error(const char *json, const char *place)
@@ -85,7 +85,7 @@ int main(void)
                     " {\"source\": \"small.glb\", \"target\": \"small.glb\", \"clips\": [\"A\"], \"mode\": \"both\"},"
                     " {\"source\": \"small.glb\", \"target\": \"missing.glb\"}]";
     CHECK(skf_write_file_atomic(manifest, m, strlen(m), &err) == SKF_OK);
-    CHECK(skf_batch_load(manifest, &b, &err) == SKF_OK);
+    CHECK(skf_batch_load(manifest, NULL, &b, &err) == SKF_OK);
     if (b) {
         size_t order[4];
         skf_batch_order(b, order);

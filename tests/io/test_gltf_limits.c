@@ -4,10 +4,9 @@
  * caller's field; the process-wide table is not touched; the document keeps
  * its limits for skf_gltf_reparse; and two threads loading at once with
  * different limits each get their own answer. */
-#include "check.h"
+#include "limits_check.h"
 #include "skinfit/gltf.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +27,18 @@ static skf_status load(const skf_limits *limits, skf_gltf **doc, skf_error *e)
                                      e);
 }
 
+/* load as a limits_call: the document is freed. */
+static skf_status load_call(const skf_limits *limits, void *arg, skf_error *e)
+{
+    (void)arg;
+    skf_gltf *d = NULL;
+    skf_status st = load(limits, &d, e);
+    if (st)
+        CHECK(!d);
+    skf_gltf_free(d);
+    return st;
+}
+
 static void test_each_limit(void)
 {
     skf_gltf *d = NULL;
@@ -35,35 +46,18 @@ static void test_each_limit(void)
     CHECK_MSG(load(NULL, &d, &e) == SKF_OK, "%s", e.message);
     skf_gltf_free(d);
 
-    struct {
-        skf_limit_id id;
-        size_t value;
-        const char *want;
-    } cases[] = {
-        {SKF_LIMIT_NODE_DEPTH, 4,
-         "lim.gltf: nodes[5]: node depth 5 exceeds the limit node-depth=4 (set by the caller: "
-         "skf_limits.value[SKF_LIMIT_NODE_DEPTH])"},
-        {SKF_LIMIT_ACCESSOR_VALUES, 299,
-         "lim.gltf: accessors[0].count: 100 elements of 3 values without a bufferView exceed the "
-         "limit accessor-values=299 (set by the caller: skf_limits.value[SKF_LIMIT_ACCESSOR_VALUES])"},
-        {SKF_LIMIT_FILE_BYTES, 23,
-         "lim.gltf: 331 bytes exceed the limit file-bytes=23 (set by the caller: "
-         "skf_limits.value[SKF_LIMIT_FILE_BYTES])"},
-    };
+    limits_check_call(load_call, NULL, SKF_LIMIT_NODE_DEPTH, 4, 0,
+                      "lim.gltf: nodes[5]: node depth 5 exceeds the limit node-depth=4 (set by the "
+                      "caller: skf_limits.value[SKF_LIMIT_NODE_DEPTH])");
+    limits_check_call(load_call, NULL, SKF_LIMIT_ACCESSOR_VALUES, 299, 0,
+                      "lim.gltf: accessors[0].count: 100 elements of 3 values without a bufferView "
+                      "exceed the limit accessor-values=299 (set by the caller: "
+                      "skf_limits.value[SKF_LIMIT_ACCESSOR_VALUES])");
+    /* one more passes: the whole document */
     CHECK(strlen(doc_json) == 331);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        skf_limits lim = {{0}};
-        CHECK(skf_limits_set(&lim, cases[k].id, cases[k].value, &e) == SKF_OK);
-        d = NULL;
-        CHECK(load(&lim, &d, &e) == SKF_ERR_LIMIT && !d);
-        CHECK_MSG(!strcmp(e.message, cases[k].want), "%s", e.message);
-        /* one more passes (file-bytes: the whole document) */
-        lim.value[cases[k].id] = cases[k].id == SKF_LIMIT_FILE_BYTES ? 331 : cases[k].value + 1;
-        CHECK_MSG(load(&lim, &d, &e) == SKF_OK, "%s", e.message);
-        skf_gltf_free(d);
-        /* the process-wide table is untouched */
-        CHECK(skf_limit(cases[k].id) == skf_limit_get_info(cases[k].id).default_value);
-    }
+    limits_check_call(load_call, NULL, SKF_LIMIT_FILE_BYTES, 23, 331,
+                      "lim.gltf: 331 bytes exceed the limit file-bytes=23 (set by the caller: "
+                      "skf_limits.value[SKF_LIMIT_FILE_BYTES])");
     /* file-bytes below a buffer's byteLength, the document itself allowed */
     skf_limits lim = {{0}};
     lim.value[SKF_LIMIT_FILE_BYTES] = 406;
@@ -127,40 +121,10 @@ static void test_reparse_keeps_limits(void)
     skf_gltf_free(d);
 }
 
-typedef struct worker {
-    size_t depth;   /* 0: no per-call limits */
-    int loads, ok, limited;
-} worker;
-
-static void *run(void *arg)
-{
-    worker *w = arg;
-    skf_limits lim = {{0}};
-    lim.value[SKF_LIMIT_NODE_DEPTH] = w->depth;
-    for (int i = 0; i < w->loads; ++i) {
-        skf_gltf *d = NULL;
-        skf_error e;
-        skf_status st = load(w->depth ? &lim : NULL, &d, &e);
-        w->ok += st == SKF_OK;
-        w->limited += st == SKF_ERR_LIMIT;
-        skf_gltf_free(d);
-    }
-    return NULL;
-}
-
 /* Two threads at once, one capped at depth 3, one with the defaults. */
 static void test_two_threads(void)
 {
-    worker a = {.depth = 3, .loads = 300}, b = {.depth = 0, .loads = 300};
-    pthread_t ta, tb;
-    CHECK(pthread_create(&ta, NULL, run, &a) == 0);
-    CHECK(pthread_create(&tb, NULL, run, &b) == 0);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
-    CHECK(a.limited == 300 && a.ok == 0);
-    CHECK(b.ok == 300 && b.limited == 0);
-    printf("  capped thread: %d/%d limited; default thread: %d/%d loaded\n", a.limited, a.loads,
-           b.ok, b.loads);
+    limits_check_threads("glTF", load_call, NULL, SKF_LIMIT_NODE_DEPTH, 3, 300);
 }
 
 int main(void)

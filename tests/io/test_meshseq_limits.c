@@ -4,10 +4,9 @@
  * a read below the process-wide value with a message naming the caller's
  * field; the process-wide table is not touched; and two threads reading at
  * once with different limits each get their own answer. */
-#include "check.h"
+#include "limits_check.h"
 #include "skinfit/meshseq.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,36 +42,30 @@ static skf_status read_pc2(const skf_limits *lim, skf_meshseq **out, skf_error *
     return skf_pc2_read_memory_opts(pc2, sizeof pc2, "lim.pc2", &o, out, e);
 }
 
+/* read_pc2 as a limits_call: the sequence is freed. */
+static skf_status pc2_call(const skf_limits *lim, void *arg, skf_error *e)
+{
+    (void)arg;
+    skf_meshseq *s = NULL;
+    skf_status st = read_pc2(lim, &s, e);
+    if (st)
+        CHECK(!s);
+    skf_meshseq_free(s);
+    return st;
+}
+
 static void test_pc2_limits(void)
 {
     skf_meshseq *s = NULL;
     skf_error e = {0};
     CHECK_MSG(read_pc2(NULL, &s, &e) == SKF_OK && s && s->frame_count == 3, "%s", e.message);
     skf_meshseq_free(s);
-    struct {
-        skf_limit_id id;
-        size_t value;
-        const char *want;
-    } cases[] = {
-        {SKF_LIMIT_VERTICES, 1,
-         "lim.pc2: byte 16: 2 points exceed the limit vertices=1 (set by the caller: "
-         "skf_limits.value[SKF_LIMIT_VERTICES])"},
-        {SKF_LIMIT_FRAMES, 2,
-         "lim.pc2: byte 28: 3 samples exceed the limit frames=2 (set by the caller: "
-         "skf_limits.value[SKF_LIMIT_FRAMES])"},
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        skf_limits lim = {{0}};
-        CHECK(skf_limits_set(&lim, cases[k].id, cases[k].value, &e) == SKF_OK);
-        s = NULL;
-        CHECK(read_pc2(&lim, &s, &e) == SKF_ERR_LIMIT && !s);
-        CHECK_MSG(!strcmp(e.message, cases[k].want), "%s", e.message);
-        CHECK(e.kind == SKF_KIND_LIMIT && !strcmp(e.limit, skf_limit_get_info(cases[k].id).name));
-        lim.value[cases[k].id] = cases[k].value + 1; /* one more passes */
-        CHECK_MSG(read_pc2(&lim, &s, &e) == SKF_OK, "%s", e.message);
-        skf_meshseq_free(s);
-        CHECK(skf_limit(cases[k].id) == skf_limit_get_info(cases[k].id).default_value);
-    }
+    limits_check_call(pc2_call, NULL, SKF_LIMIT_VERTICES, 1, 0,
+                      "lim.pc2: byte 16: 2 points exceed the limit vertices=1 (set by the caller: "
+                      "skf_limits.value[SKF_LIMIT_VERTICES])");
+    limits_check_call(pc2_call, NULL, SKF_LIMIT_FRAMES, 2, 0,
+                      "lim.pc2: byte 28: 3 samples exceed the limit frames=2 (set by the caller: "
+                      "skf_limits.value[SKF_LIMIT_FRAMES])");
 }
 
 /* The file readers: cache-bytes on the file, MDD's frames, an OBJ's vertices. */
@@ -126,40 +119,10 @@ static void test_file_readers(void)
     remove(obj_path);
 }
 
-typedef struct worker {
-    size_t frames; /* 0: no per-call limits */
-    int reads, ok, limited;
-} worker;
-
-static void *run(void *arg)
-{
-    worker *w = arg;
-    skf_limits lim = {{0}};
-    lim.value[SKF_LIMIT_FRAMES] = w->frames;
-    for (int i = 0; i < w->reads; ++i) {
-        skf_meshseq *s = NULL;
-        skf_error e;
-        skf_status st = read_pc2(w->frames ? &lim : NULL, &s, &e);
-        w->ok += st == SKF_OK;
-        w->limited += st == SKF_ERR_LIMIT;
-        skf_meshseq_free(s);
-    }
-    return NULL;
-}
-
 /* Two threads at once, one capped at 2 frames, one with the defaults. */
 static void test_two_threads(void)
 {
-    worker a = {.frames = 2, .reads = 300}, b = {.frames = 0, .reads = 300};
-    pthread_t ta, tb;
-    CHECK(pthread_create(&ta, NULL, run, &a) == 0);
-    CHECK(pthread_create(&tb, NULL, run, &b) == 0);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
-    CHECK(a.limited == 300 && a.ok == 0);
-    CHECK(b.ok == 300 && b.limited == 0);
-    printf("  capped thread: %d/%d limited; default thread: %d/%d read\n", a.limited, a.reads, b.ok,
-           b.reads);
+    limits_check_threads("PC2", pc2_call, NULL, SKF_LIMIT_FRAMES, 2, 300);
 }
 
 int main(void)

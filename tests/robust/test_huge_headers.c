@@ -105,7 +105,7 @@ static void sparse_files(void)
         case 4: st = skf_obj_read(path, &seq, &err); break;
         case 5: st = skf_alembic_read(path, NULL, &seq, &err); break;
         case 6: st = skf_svg_load(path, NULL, &c, NULL, &err); break;
-        default: st = skf_svg_poses_load(path, 0, 0, &poses, &err); break;
+        default: st = skf_svg_poses_load(path, 0, 0, NULL, &poses, &err); break;
         }
         char what[64];
         snprintf(what, sizeof what, "64 GiB sparse %s", files[i].name);

@@ -13,6 +13,7 @@
  * Not saved: the solved 3x4 transforms and per-vertex output (neither the GLB
  * nor the report reads them). */
 #include "batch.h"
+#include "cli.h"
 
 #include "skinfit/hash.h"
 
@@ -241,7 +242,7 @@ bool batch_checkpoint_load(const char *path, const char *stamp, size_t index, co
         goto done;
     out->name = get_str(&r);
     uint64_t F = get_u64(&r), B = get_u64(&r);
-    if (r.bad || B != joint_count || F == 0 || F > skf_limit(SKF_LIMIT_FRAMES))
+    if (r.bad || B != joint_count || F == 0 || F > skf_limits_value(&cli_limits, SKF_LIMIT_FRAMES))
         goto done;
     out->frames = (size_t)F;
     out->joint_count = (size_t)B;

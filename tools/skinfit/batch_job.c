@@ -105,7 +105,8 @@ int batch_run_job(const skf_batch *b, size_t i, const char *outdir, int threads,
     if (cli_gltf_load(job->source, &source, NULL, &err) || cli_gltf_load(job->target, &target, NULL, &err))
         goto fail;
     skf_transfer_options opt = {.mode = job->mode, .fps = job->fps,
-                                .max_constraints = job->max_constraints, .threads = threads};
+                                .max_constraints = job->max_constraints, .threads = threads,
+                                .limits = &cli_limits};
     if (skf_transfer_new(source, target, &opt, &t, NULL, &err))
         goto fail;
     if (tr_resolve_clips(source, (const char *const *)job->clips, job->clip_count, job->all_clips,

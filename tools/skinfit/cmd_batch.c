@@ -352,7 +352,8 @@ int cmd_batch(int argc, char **argv)
         return cli_usage_error("batch", "needs a manifest and -o OUTDIR");
     skf_batch *b = NULL;
     skf_error err;
-    if (skf_batch_load(manifest, &b, &err))
+    skf_batch_options bo = {.limits = &cli_limits};
+    if (skf_batch_load(manifest, &bo, &b, &err))
         return cli_report_error(&err);
     if (threads == 0)
         threads = default_threads(jobs);

@@ -347,7 +347,8 @@ int cmd_decompose(int argc, char **argv)
                                .skeleton = skeleton,
                                .threads = (int)threads,
                                .progress = &pr,
-                               .warnings = &w};
+                               .warnings = &w,
+                               .limits = &cli_limits};
     st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, restp, T, tris, &o, &d,
                        &err);
     cli_progress_finish(&prog);

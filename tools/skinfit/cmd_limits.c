@@ -42,7 +42,8 @@ int cmd_limits(int argc, char **argv)
             printf("%s\n", info.name);
         else
             printf("%-16s %14zu %14zu %14zu  %s (%s)\n", info.name, info.default_value,
-                   info.value, info.max_value, info.bounds, info.checked);
+                   skf_limits_value(&cli_limits, (skf_limit_id)i), info.max_value, info.bounds,
+                   info.checked);
     }
     return EXIT_OK;
 }

@@ -156,7 +156,8 @@ int cmd_svg(int argc, char **argv)
     skf_error err = {0};
     skf_warnings warn = {0};
     skf_svg_character *c = NULL;
-    if (skf_svg_load(input, NULL, &c, &warn, &err) != SKF_OK) {
+    skf_svg_load_options lo = {.limits = &cli_limits};
+    if (skf_svg_load(input, &lo, &c, &warn, &err) != SKF_OK) {
         cli_print_warnings(&warn);
         skf_warnings_release(&warn);
         return cli_report_error(&err);
@@ -164,7 +165,8 @@ int cmd_svg(int argc, char **argv)
     double cw, ch;
     skf_svg_canvas_size(c, &cw, &ch);
     skf_svg_poses poses;
-    if (skf_svg_poses_load(pose_path, cw, ch, &poses, &err) != SKF_OK) {
+    skf_svg_poses_options po = {.limits = &cli_limits};
+    if (skf_svg_poses_load(pose_path, cw, ch, &po, &poses, &err) != SKF_OK) {
         cli_print_warnings(&warn);
         skf_warnings_release(&warn);
         skf_svg_free(c);

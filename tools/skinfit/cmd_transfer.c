@@ -129,6 +129,7 @@ int tr_command(int argc, char **argv, bool control_only)
     double min_quality = 0;
     skf_transfer_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.limits = &cli_limits;
     const char *mode_name = "free";
     const char *landmarks = NULL;
     skf_transfer_landmark *lm = NULL;

@@ -174,7 +174,7 @@ void cli_guard_objseq(cli_guard *g, const char *where)
     char name[4096];
     char why[4200];
     struct stat st;
-    for (size_t f = 0; f < skf_limit(SKF_LIMIT_FRAMES); ++f) {
+    for (size_t f = 0; f < skf_limits_value(&cli_limits, SKF_LIMIT_FRAMES); ++f) {
         if (skf_objseq_frame_file(where, f, name, sizeof name, NULL) || stat(name, &st) != 0)
             break;
         snprintf(why, sizeof why, "frame %zu of %s", f, where);

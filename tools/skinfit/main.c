@@ -52,14 +52,16 @@ static void print_help(FILE *out)
 /* Global limit options (docs/limits.md): $SKINFIT_LIMITS="name=N,name=N"
  * first, then every "--limit NAME=N" / "--limit=NAME=N" anywhere before a
  * "--" (before or after the command), removed from argv so commands never
- * see them. The effective non-default limits are exported in
+ * see them. They fill cli_limits (cli.h), the per-call limits every library
+ * call of the commands carries; the process-wide table (skinfit/base.h) is
+ * left at its defaults. The effective non-default limits are exported in
  * $SKINFIT_LIMITS so child processes (batch workers) inherit them.
  * Returns -1 when all went well, else the exit code. */
 static int apply_limits(int *argc, char **argv)
 {
     skf_error e;
     const char *env = getenv("SKINFIT_LIMITS");
-    if (env && skf_limits_parse(env, &e)) {
+    if (env && skf_limits_parse_into(&cli_limits, env, &e)) {
         fprintf(stderr, "skinfit: SKINFIT_LIMITS: %s (see 'skinfit limits')\n", e.message);
         return EXIT_USAGE;
     }
@@ -100,23 +102,17 @@ static int apply_limits(int *argc, char **argv)
         }
         memcpy(name, spec, (size_t)(eq - spec));
         name[eq - spec] = 0;
-        if (skf_limit_set_by_name(name, eq + 1, &e)) {
+        if (skf_limits_set_by_name(&cli_limits, name, eq + 1, &e)) {
             fprintf(stderr, "skinfit: --limit: %s (see 'skinfit limits')\n", e.message);
             return EXIT_USAGE;
         }
         ++given;
     }
-    /* the per-call limits the commands pass (cli.h): every limit not at its default */
-    for (int id = 0; id < SKF_LIMIT_COUNT; ++id) {
-        size_t v = skf_limit((skf_limit_id)id);
-        if (v != skf_limit_get_info((skf_limit_id)id).default_value)
-            cli_limits.value[id] = v;
-    }
     argv[out] = NULL;
     *argc = out;
     if (given) {
         char buf[2048];
-        if (skf_limits_format(buf, sizeof buf))
+        if (skf_limits_format_into(&cli_limits, buf, sizeof buf))
             setenv("SKINFIT_LIMITS", buf, 1);
     }
     return -1;
