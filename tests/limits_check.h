@@ -16,6 +16,9 @@
 
 #include <pthread.h>
 
+/* The tail of a message stopped by a per-call value of limit ID. */
+#define LIMITS_BY_CALLER(ID) " (set by the caller: skf_limits.value[" #ID "])"
+
 typedef skf_status (*limits_call)(const skf_limits *limits, void *arg, skf_error *err);
 
 /* Under limit id = value: refused with message want (NULL: only kind and

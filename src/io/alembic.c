@@ -938,18 +938,3 @@ done:
     *out = seq;
     return SKF_OK;
 }
-
-skf_status skf_alembic_read(const char *path, const skf_alembic_options *opt, skf_meshseq **out,
-                            skf_error *err)
-{
-    *out = NULL;
-    uint8_t *data;
-    size_t size;
-    skf_status st = skf_read_file_limits(path, opt ? opt->limits : NULL, SKF_LIMIT_CACHE_BYTES, &data,
-                                         &size, err);
-    if (st)
-        return st;
-    st = skf_alembic_read_memory(data, size, path, opt, out, err);
-    skf_free(data);
-    return st;
-}

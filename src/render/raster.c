@@ -176,6 +176,19 @@ static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *h
     *lo = l, *hi = h;
 }
 
+/* Row SY of a triangle's scan (ts; vertices ax..cy): the columns [lo, hi]
+ * that can hold the inside, the row-constant halves r0, r1 of the edge
+ * functions of INSIDE_SCALAR / INSIDE_PAIR (and with SSE2 both in lanes, R0,
+ * R1), the index of the row's first sample, and sx = lo, the first column to
+ * test. */
+#define ROW_SETUP_SCALAR(SY)                                                                 \
+    double py = (SY) + 0.5;                                                                 \
+    int lo, hi;                                                                             \
+    tri_scan_row(&ts, py, &lo, &hi);                                                        \
+    const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);                   \
+    size_t row = (size_t)(SY) * (size_t)r->w;                                               \
+    int sx = lo
+
 /* The inside test of a sample, scalar: b0 = edge(B, C, p)/area, b1 =
  * edge(C, A, p)/area (their row-constant halves r0, r1 hoisted: the same IEEE
  * operations in the same order), b2 = 1 − b0 − b1, all >= 0. */
@@ -196,10 +209,16 @@ static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *h
     __m128d b2v = _mm_sub_pd(_mm_sub_pd(ONE, b0v), b1v);                                    \
     int in = _mm_movemask_pd(_mm_and_pd(_mm_and_pd(_mm_cmpnlt_pd(b0v, ZERO), _mm_cmpnlt_pd(b1v, ZERO)), \
                                         _mm_cmpnlt_pd(b2v, ZERO)))
+#define ROW_SETUP(SY)                                                                        \
+    ROW_SETUP_SCALAR(SY);                                                                   \
+    const __m128d R0 = _mm_set1_pd(r0), R1 = _mm_set1_pd(r1)
 #define PAIR_CONSTANTS                                                                       \
     const __m128d BX = _mm_set1_pd(bx), CX = _mm_set1_pd(cx), D0 = _mm_set1_pd(d0),         \
                   D1 = _mm_set1_pd(d1), INV = _mm_set1_pd(inv), ONE = _mm_set1_pd(1.0),     \
                   ZERO = _mm_setzero_pd(), HALF = _mm_set1_pd(0.5)
+#else
+#define ROW_SETUP(SY) ROW_SETUP_SCALAR(SY)
+#define PAIR_CONSTANTS (void)0
 #endif
 
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
@@ -213,18 +232,10 @@ void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const u
             continue;
         const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
         const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
-#ifdef __SSE2__
         PAIR_CONSTANTS;
-#endif
         for (int sy = ts.y0; sy <= ts.y1; ++sy) {
-            double py = sy + 0.5;
-            int lo, hi;
-            tri_scan_row(&ts, py, &lo, &hi);
-            const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);
-            size_t row = (size_t)sy * (size_t)r->w;
-            int sx = lo;
+            ROW_SETUP(sy);
 #ifdef __SSE2__
-            const __m128d R0 = _mm_set1_pd(r0), R1 = _mm_set1_pd(r1);
             for (; sx < hi; sx += 2) {
                 INSIDE_PAIR(sx);
                 for (int k = 0; k < 2; ++k)
@@ -326,14 +337,8 @@ void skfi_raster_surface(skfi_raster *r, const skfi_screen_vertex *v, const uint
                       EA = _mm_set1_pd(ea), EB = _mm_set1_pd(eb), EC = _mm_set1_pd(ec);
 #endif
         for (int sy = ts.y0; sy <= ts.y1; ++sy) {
-            double py = sy + 0.5;
-            int lo, hi;
-            tri_scan_row(&ts, py, &lo, &hi);
-            const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);
-            size_t row = (size_t)sy * (size_t)r->w;
-            int sx = lo;
+            ROW_SETUP(sy);
 #ifdef __SSE2__
-            const __m128d R0 = _mm_set1_pd(r0), R1 = _mm_set1_pd(r1);
             for (; sx < hi; sx += 2) {
                 INSIDE_PAIR(sx);
                 if (!in)

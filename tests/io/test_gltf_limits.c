@@ -47,17 +47,15 @@ static void test_each_limit(void)
     skf_gltf_free(d);
 
     limits_check_call(load_call, NULL, SKF_LIMIT_NODE_DEPTH, 4, 0,
-                      "lim.gltf: nodes[5]: node depth 5 exceeds the limit node-depth=4 (set by the "
-                      "caller: skf_limits.value[SKF_LIMIT_NODE_DEPTH])");
+                      "lim.gltf: nodes[5]: node depth 5 exceeds the limit node-depth=4"
+                      LIMITS_BY_CALLER(SKF_LIMIT_NODE_DEPTH));
     limits_check_call(load_call, NULL, SKF_LIMIT_ACCESSOR_VALUES, 299, 0,
-                      "lim.gltf: accessors[0].count: 100 elements of 3 values without a bufferView "
-                      "exceed the limit accessor-values=299 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_ACCESSOR_VALUES])");
+                      "lim.gltf: accessors[0].count: 100 elements of 3 values without a bufferView exceed "
+                      "the limit accessor-values=299" LIMITS_BY_CALLER(SKF_LIMIT_ACCESSOR_VALUES));
     /* one more passes: the whole document */
     CHECK(strlen(doc_json) == 331);
     limits_check_call(load_call, NULL, SKF_LIMIT_FILE_BYTES, 23, 331,
-                      "lim.gltf: 331 bytes exceed the limit file-bytes=23 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_FILE_BYTES])");
+                      "lim.gltf: 331 bytes exceed the limit file-bytes=23" LIMITS_BY_CALLER(SKF_LIMIT_FILE_BYTES));
     /* file-bytes below a buffer's byteLength, the document itself allowed */
     skf_limits lim = {{0}};
     lim.value[SKF_LIMIT_FILE_BYTES] = 406;

@@ -61,11 +61,9 @@ static void test_pc2_limits(void)
     CHECK_MSG(read_pc2(NULL, &s, &e) == SKF_OK && s && s->frame_count == 3, "%s", e.message);
     skf_meshseq_free(s);
     limits_check_call(pc2_call, NULL, SKF_LIMIT_VERTICES, 1, 0,
-                      "lim.pc2: byte 16: 2 points exceed the limit vertices=1 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_VERTICES])");
+                      "lim.pc2: byte 16: 2 points exceed the limit vertices=1" LIMITS_BY_CALLER(SKF_LIMIT_VERTICES));
     limits_check_call(pc2_call, NULL, SKF_LIMIT_FRAMES, 2, 0,
-                      "lim.pc2: byte 28: 3 samples exceed the limit frames=2 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_FRAMES])");
+                      "lim.pc2: byte 28: 3 samples exceed the limit frames=2" LIMITS_BY_CALLER(SKF_LIMIT_FRAMES));
 }
 
 /* The file readers: cache-bytes on the file, MDD's frames, an OBJ's vertices. */

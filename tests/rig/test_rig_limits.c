@@ -90,13 +90,12 @@ int main(void)
         return skf_test_done();
     CHECK_MSG(rig_call(NULL, NULL, &e) == SKF_OK, "%s", e.message);
     limits_check_call(rig_call, NULL, SKF_LIMIT_NODE_DEPTH, 4, 0,
-                      "chain.gltf: nodes[5]: node depth 5 exceeds the limit node-depth=4 (set by the "
-                      "caller: skf_limits.value[SKF_LIMIT_NODE_DEPTH])");
+                      "chain.gltf: nodes[5]: node depth 5 exceeds the limit node-depth=4"
+                      LIMITS_BY_CALLER(SKF_LIMIT_NODE_DEPTH));
 
     CHECK_MSG(frames_call(NULL, NULL, &e) == SKF_OK, "%s", e.message);
     limits_check_call(frames_call, NULL, SKF_LIMIT_FRAMES, 30, 0,
-                      "31 frames at 30 fps exceed the limit frames=30 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_FRAMES])");
+                      "31 frames at 30 fps exceed the limit frames=30" LIMITS_BY_CALLER(SKF_LIMIT_FRAMES));
 
     skf_gltf *tube = NULL;
     skf_clip *clip = NULL;
@@ -107,8 +106,7 @@ int main(void)
     if (clip) {
         CHECK_MSG(bake_call(NULL, &b, &e) == SKF_OK, "%s", e.message);
         limits_check_call(bake_call, &b, SKF_LIMIT_FRAMES, 30, 0,
-                          "Bend: 31 frames at 30 fps exceed the limit frames=30 (set by the caller: "
-                          "skf_limits.value[SKF_LIMIT_FRAMES])");
+                          "Bend: 31 frames at 30 fps exceed the limit frames=30" LIMITS_BY_CALLER(SKF_LIMIT_FRAMES));
     }
 
     limits_check_threads("rig build", rig_call, NULL, SKF_LIMIT_NODE_DEPTH, 4, 300);

@@ -61,12 +61,12 @@ int main(void)
              svg_size, svg_size - 1);
     limits_check_call(load_call, NULL, SKF_LIMIT_SVG_BYTES, svg_size - 1, 0, want);
     limits_check_call(load_call, NULL, SKF_LIMIT_SVG_DEPTH, 4, 0,
-                      "lim.svg: path#p: element nesting exceeds the limit svg-depth=4 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_SVG_DEPTH])");
+                      "lim.svg: path#p: element nesting exceeds the limit svg-depth=4"
+                      LIMITS_BY_CALLER(SKF_LIMIT_SVG_DEPTH));
     /* the parser reserves 8 nodes ahead of each command: the third (character 13) needs 10 */
     limits_check_call(load_call, NULL, SKF_LIMIT_PATH_NODES, 9, 0,
-                      "lim.svg: path#p: d: character 13: path nodes exceed the limit path-nodes=9 (set by the "
-                      "caller: skf_limits.value[SKF_LIMIT_PATH_NODES])");
+                      "lim.svg: path#p: d: character 13: path nodes exceed the limit path-nodes=9"
+                      LIMITS_BY_CALLER(SKF_LIMIT_PATH_NODES));
 
     /* the file: read under the same svg-bytes */
     char file[4096];

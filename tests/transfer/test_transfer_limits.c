@@ -80,14 +80,12 @@ int main(void)
         return skf_test_done();
     CHECK_MSG(transfer_call(NULL, NULL, &e) == SKF_OK, "%s", e.message);
     limits_check_call(transfer_call, NULL, SKF_LIMIT_FRAMES, 30, 0,
-                      "tube: animations[0] ('Bend'): 31 frames at 30 fps exceed the limit frames=30 (set "
-                      "by the caller: skf_limits.value[SKF_LIMIT_FRAMES])");
+                      "tube: animations[0] ('Bend'): "
+                      "31 frames at 30 fps exceed the limit frames=30" LIMITS_BY_CALLER(SKF_LIMIT_FRAMES));
     limits_check_call(transfer_call, NULL, SKF_LIMIT_BONES, 2, 0,
-                      "solver: rig: 3 bones exceed the limit bones=2 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_BONES])");
+                      "solver: rig: 3 bones exceed the limit bones=2" LIMITS_BY_CALLER(SKF_LIMIT_BONES));
     limits_check_call(solver_call, NULL, SKF_LIMIT_BONES, 2, 0,
-                      "solver: rig: 3 bones exceed the limit bones=2 (set by the caller: "
-                      "skf_limits.value[SKF_LIMIT_BONES])");
+                      "solver: rig: 3 bones exceed the limit bones=2" LIMITS_BY_CALLER(SKF_LIMIT_BONES));
 
     skf_rig *r = NULL;
     skf_clip *clip = NULL;
@@ -98,8 +96,7 @@ int main(void)
     if (seq) {
         CHECK_MSG(decompose_call(NULL, NULL, &e) == SKF_OK, "%s", e.message);
         limits_check_call(decompose_call, NULL, SKF_LIMIT_BONES, 2, 0,
-                          "solver: rig: 3 bones exceed the limit bones=2 (set by the caller: "
-                          "skf_limits.value[SKF_LIMIT_BONES])");
+                          "solver: rig: 3 bones exceed the limit bones=2" LIMITS_BY_CALLER(SKF_LIMIT_BONES));
     }
 
     limits_check_threads("transfer", transfer_call, NULL, SKF_LIMIT_FRAMES, 30, 20);
