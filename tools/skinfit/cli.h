@@ -15,9 +15,10 @@ enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_QUALITY = 3 };
 
 /* The per-call limits (skinfit/base.h) every library call the CLI makes
  * carries: filled by main.c from $SKINFIT_LIMITS and --limit (0 = the
- * default; the process-wide table is never set). A limit error naming one of its fields ("(set by the caller:
- * skf_limits.value[...])") reads "(raise it with --limit NAME=N)" in
- * cli_error_text, as the process-wide ones do. */
+ * default; the process-wide table is never set). A limit error naming one
+ * of its fields ("(set by the caller: skf_limits.value[...])") reads
+ * "(raise it with --limit NAME=N)" in cli_error_text, as one from the
+ * table does. */
 extern skf_limits cli_limits;
 /* cli_gltf_load (below) loads under cli_limits. */
 
