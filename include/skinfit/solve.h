@@ -100,6 +100,8 @@ typedef struct skf_solve_options {
     const skf_limits *limits; /* skf_solver_new's cap bones (base.h "per-call limits"; default
                               2048: the affine start's memory grows with bones²); NULL, or the
                               value 0: the process-wide value */
+    bool fast_rotation;    /* true: the sweeps' rotations by skf_horn_rotation_fast (decompose;
+                              equal up to rounding); false: skf_horn_rotation (bit-stable) */
 } skf_solve_options;
 
 typedef struct skf_solve_stats {
@@ -187,6 +189,25 @@ skf_status skf_solver_clip_window(skf_solver *s, size_t first, size_t count, con
 skf_status skf_solver_frames(skf_solver *s, size_t frame_count, const double *targets,
                              double *transforms, skf_solve_stats *stats, skf_error *err);
 
+/* The transform step from moments the caller summed itself (decompose sums
+ * them in the same pass over the animation as its weight step), about the
+ * point o = skf_solver_centre(s), in the caller's units:
+ *   moments [F*B*12]: C_fi = Σ_j w_ij (u_fj − o) [v_j − o; 1]ᵀ, a 3×4
+ *     column-major matrix (entry [c*3 + r] = row r, column c), w_ij the
+ *     weights last given to the solver, v_j its rest positions, u_fj the
+ *     targets of frame f (a rig with vertex weights c_j: multiply by c_j);
+ *   sq [F]: Σ_j ‖u_fj − o‖² (times c_j).
+ * Otherwise as skf_solver_frames (warm starts in transforms, F independent
+ * frames in parallel, same result at any thread count); stats' residual and
+ * rms are NaN (there is no target to measure against). Errors:
+ * SKF_ERR_FORMAT when a moment, sum or warm start is not finite. */
+skf_status skf_solver_frames_moments(skf_solver *s, size_t frame_count, const double *moments,
+                                     const double *sq, double *transforms, skf_solve_stats *stats,
+                                     skf_error *err);
+/* The centre o of the solver's coordinates: the midpoint of the rest
+ * positions' bounding box (rest space). */
+void skf_solver_centre(const skf_solver *s, double centre[3]);
+
 /* The skinned surface s_j = Σ_i w_ij T_i [v_j;1] of the solver's rig: out [3N]. */
 void skf_solver_skin(const skf_solver *s, const double *transforms, double *out);
 
@@ -197,6 +218,14 @@ void skf_solver_skin(const skf_solver *s, const double *transforms, double *out)
  * double[9], det +1. Uses the 4×4 symmetric eigenproblem solved by cyclic
  * Jacobi rotations. */
 void skf_horn_rotation(const double H[9], double R[9]);
+/* The same rotation by the characteristic polynomial of Horn's 4×4 (Newton
+ * from an upper bound onto its largest root, eq. 4.6 of the paper) and a
+ * column of the adjugate of N − λI, about 10× cheaper than the Jacobi
+ * rotations; falls back to skf_horn_rotation when the largest eigenvalue is
+ * not separated from the next by 1e-3 of the spectrum's scale or the
+ * eigenvector's residual exceeds 1e-12 of λ. Equal to skf_horn_rotation up to
+ * rounding, not bit for bit. */
+void skf_horn_rotation_fast(const double H[9], double R[9]);
 
 /* Weighted absolute orientation: the rigid [R | t] minimising
  * Σ_j w_j ‖R p_j + t − q_j‖². src, dst: [3n]; w: [n] or NULL (all 1).

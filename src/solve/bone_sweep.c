@@ -57,7 +57,10 @@ static double update_bone(const skf_solver *s, const skfi_solve_ws *ws, double *
     for (int c = 0; c < 3; ++c)
         for (int r = 0; r < 3; ++r)
             H[c * 3 + r] = Q[c * 3 + r] - Q[9 + r] * m[c] / mu;
-    skf_horn_rotation(H, Tn);
+    if (s->opt.fast_rotation)
+        skf_horn_rotation_fast(H, Tn);
+    else
+        skf_horn_rotation(H, Tn);
     for (int r = 0; r < 3; ++r)
         Tn[9 + r] = (Q[9 + r] - (Tn[r] * m[0] + Tn[3 + r] * m[1] + Tn[6 + r] * m[2])) / mu;
     double *Ti = T + 12 * i;

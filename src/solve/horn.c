@@ -47,6 +47,116 @@ void skf_horn_rotation(const double H[9], double R[9])
     skf_quat_to_mat3(R, q);
 }
 
+/* 3×3 determinant of rows r0, r1, r2 and columns c0, c1, c2 of a 4×4. */
+static double minor3(const double A[16], int r0, int r1, int r2, int c0, int c1, int c2)
+{
+#define X(r, c) A[(r) * 4 + (c)]
+    return X(r0, c0) * (X(r1, c1) * X(r2, c2) - X(r1, c2) * X(r2, c1)) -
+           X(r0, c1) * (X(r1, c0) * X(r2, c2) - X(r1, c2) * X(r2, c0)) +
+           X(r0, c2) * (X(r1, c0) * X(r2, c1) - X(r1, c1) * X(r2, c0));
+#undef X
+}
+
+/* Cofactor (r, c) of a 4×4: (−1)^{r+c} times the minor without row r and column c. */
+static double cofactor4(const double A[16], int r, int c)
+{
+    int rr[3], cc[3], nr = 0, nc = 0;
+    for (int k = 0; k < 4; ++k) {
+        if (k != r)
+            rr[nr++] = k;
+        if (k != c)
+            cc[nc++] = k;
+    }
+    double m = minor3(A, rr[0], rr[1], rr[2], cc[0], cc[1], cc[2]);
+    return (r + c) % 2 ? -m : m;
+}
+
+void skf_horn_rotation_fast(const double H[9], double R[9])
+{
+#define S(a, b) H[(a) * 3 + (b)]
+    double sxx = S(0, 0), sxy = S(0, 1), sxz = S(0, 2);
+    double syx = S(1, 0), syy = S(1, 1), syz = S(1, 2);
+    double szx = S(2, 0), szy = S(2, 1), szz = S(2, 2);
+#undef S
+    double N[16] = {
+        sxx + syy + szz, syz - szy,        szx - sxz,        sxy - syx,
+        syz - szy,       sxx - syy - szz,  sxy + syx,        szx + sxz,
+        szx - sxz,       sxy + syx,        -sxx + syy - szz, syz + szy,
+        sxy - syx,       szx + sxz,        syz + szy,        -sxx - syy + szz,
+    };
+    double f2 = 0;
+    for (int k = 0; k < 9; ++k)
+        f2 += H[k] * H[k];
+    if (!(f2 > 0) || !isfinite(f2)) {
+        skf_horn_rotation(H, R);
+        return;
+    }
+    /* det(N − λI) = λ⁴ + b λ² + c λ + d (N is traceless): b = −½ tr N² =
+     * −2‖S‖², c = −8 det S (Horn 1987, eq. 4.6), d = det N. */
+    double b = -2 * f2;
+    double detS = sxx * (syy * szz - syz * szy) - sxy * (syx * szz - syz * szx) +
+                  sxz * (syx * szy - syy * szx);
+    double c = -8 * detS;
+    double d = N[0] * cofactor4(N, 0, 0) + N[1] * cofactor4(N, 0, 1) + N[2] * cofactor4(N, 0, 2) +
+               N[3] * cofactor4(N, 0, 3);
+    /* Newton from above the largest root (λ_max = σ1 + σ2 ± σ3 ≤ √3‖S‖): on a
+     * polynomial with real roots it descends monotonically onto λ_max. */
+    double lam = sqrt(3 * f2);
+    for (int it = 0; it < 60; ++it) {
+        double l2 = lam * lam;
+        double p = (l2 + b) * l2 + c * lam + d, dp = (4 * l2 + 2 * b) * lam + c;
+        if (!(dp > 0))
+            break;
+        double step = p / dp;
+        lam -= step;
+        if (!(fabs(step) > 1e-15 * lam))
+            break;
+    }
+    /* The eigenvector: the column of adj(N − λI) (rank one, ∝ q qᵀ) with the
+     * largest diagonal entry. Its trace is −P'(λ) = Π (λ − λ_j) over the other
+     * eigenvalues: when the top eigenvalue is not well separated the
+     * column is inaccurate, and the Jacobi solver decides. */
+    double A[16];
+    memcpy(A, N, sizeof A);
+    for (int k = 0; k < 4; ++k)
+        A[k * 5] -= lam;
+    double diag[4], tr = 0;
+    int best = 0;
+    for (int k = 0; k < 4; ++k) {
+        diag[k] = cofactor4(A, k, k);
+        tr += diag[k];
+        if (fabs(diag[k]) > fabs(diag[best]))
+            best = k;
+    }
+    double scale = 2 * lam;
+    double qh[4];
+    for (int k = 0; k < 4; ++k)
+        qh[k] = k == best ? diag[best] : cofactor4(A, k, best);
+    double n2 = qh[0] * qh[0] + qh[1] * qh[1] + qh[2] * qh[2] + qh[3] * qh[3];
+    bool good = isfinite(lam) && lam > 0 && fabs(tr) > 1e-3 * scale * scale * scale && n2 > 0 &&
+                isfinite(n2);
+    if (good) {
+        /* residual ‖N q − λ q‖ of the unit vector */
+        double inv = 1 / sqrt(n2), r2 = 0;
+        for (int k = 0; k < 4; ++k)
+            qh[k] *= inv;
+        for (int r = 0; r < 4; ++r) {
+            double e = -lam * qh[r];
+            for (int k = 0; k < 4; ++k)
+                e += N[r * 4 + k] * qh[k];
+            r2 += e * e;
+        }
+        good = r2 <= 1e-24 * lam * lam;
+    }
+    if (!good) {
+        skf_horn_rotation(H, R);
+        return;
+    }
+    /* Horn's order (w, x, y, z); skinfit's (x, y, z, w). */
+    double q[4] = {qh[1], qh[2], qh[3], qh[0]};
+    skf_quat_to_mat3(R, q);
+}
+
 void skf_transform34_identity(double T[12])
 {
     memset(T, 0, 12 * sizeof *T);

@@ -301,6 +301,7 @@ void skf_solver_free(skf_solver *s)
 size_t skf_solver_vertex_count(const skf_solver *s) { return s->n; }
 size_t skf_solver_bone_count(const skf_solver *s) { return s->B; }
 double skf_solver_diagonal(const skf_solver *s) { return s->diag; }
+void skf_solver_centre(const skf_solver *s, double centre[3]) { memcpy(centre, s->centre, sizeof s->centre); }
 double skf_solver_bone_mass(const skf_solver *s, size_t bone)
 {
     return bone < s->B ? s->mu[bone] : 0.0;
@@ -347,7 +348,10 @@ static bool solve_one(const skf_solver *s, skfi_solve_ws *ws, const double *targ
                       skf_solve_start mode, bool parallel, skf_solve_stats *st)
 {
     const size_t B12 = s->B * 12;
-    skfi_solve_frame_moments(s, ws, target, parallel);
+    /* target NULL: the caller has put the frame's moments in ws->C, ws->U
+     * (skf_solver_frames_moments); no residual then */
+    if (target)
+        skfi_solve_frame_moments(s, ws, target, parallel);
     memset(st, 0, sizeof *st);
     if (!isfinite(ws->U))
         return false;
@@ -389,7 +393,7 @@ static bool solve_one(const skf_solver *s, skfi_solve_ws *ws, const double *targ
         }
     }
     st->energy = skfi_solve_energy(s, ws, T);
-    if (s->opt.skip_residual) {
+    if (s->opt.skip_residual || !target) {
         st->residual = st->rms = NAN;
     } else {
         st->residual = skfi_solve_residual(s, ws, T, target, parallel);
@@ -602,5 +606,48 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
         free_workspaces(ws, nt);
     if (bad != SIZE_MAX)
         return frame_error(s, bad, targets + bad * N3, err);
+    return SKF_OK;
+}
+
+skf_status skf_solver_frames_moments(skf_solver *s, size_t F, const double *moments,
+                                     const double *sq, double *transforms, skf_solve_stats *stats,
+                                     skf_error *err)
+{
+    atomic_fetch_add(&count_frame_sets, 1);
+    if (F == 0)
+        return SKF_OK;
+    const size_t B12 = s->B * 12;
+    skf_status rc = SKF_OK;
+    for (size_t f = 0; rc == SKF_OK && f < F; ++f) {
+        rc = check_finite(transforms + f * B12, s->B, 12, "warm start", err);
+        if (rc == SKF_OK)
+            rc = check_finite(moments + f * B12, s->B, 12, "moments", err);
+        if (rc == SKF_OK && !isfinite(sq[f]))
+            rc = skf_fail(err, SKF_ERR_FORMAT, "moments: non-finite sum of squares");
+        if (rc != SKF_OK) {
+            skf_error_prefix(err, "frame %zu", f);
+            skf_error_set_place(err, NULL, NULL, -1, NULL, (int64_t)f);
+        }
+    }
+    if (rc != SKF_OK)
+        return rc;
+    int nt = s->threads;
+    if ((size_t)nt > F)
+        nt = (int)F;
+    skfi_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
+    if (nt > 1 && !ws)
+        return skf_fail(err, SKF_ERR_NOMEM, "solver: frames: out of memory (%d workspaces)", nt);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long f = 0; f < (long)F; ++f) {
+        skfi_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
+        memcpy(w->C, moments + (size_t)f * B12, B12 * sizeof *w->C);
+        w->U = sq[f];
+        skf_solve_stats st;
+        solve_one(s, w, NULL, transforms + (size_t)f * B12, s->opt.start, false, &st);
+        if (stats)
+            stats[f] = st;
+    }
+    if (ws)
+        free_workspaces(ws, nt);
     return SKF_OK;
 }

@@ -157,6 +157,74 @@ static void test_horn(void)
     CHECK(rot_diff(R, R0) < 1e-15);
 }
 
+/* skf_horn_rotation_fast (characteristic polynomial + adjugate, Jacobi
+ * fallback) against the exact rotation and against skf_horn_rotation. */
+static void test_horn_fast(void)
+{
+    synth_rng r = {4242};
+    double worst = 0, worst_deg = 0, worst_rand = 0;
+    for (int t = 0; t < 2000; ++t) {
+        double T0[12];
+        synth_rigid(&r, M_PI, 0, T0);
+        double d[3] = {synth_range(&r, 0.1, 3), synth_range(&r, 0.1, 3), synth_range(&r, 0.1, 3)};
+        double H[9], R[9], Rj[9];
+        for (int c = 0; c < 3; ++c)
+            for (int row = 0; row < 3; ++row)
+                H[c * 3 + row] = T0[c * 3 + row] * d[c];
+        skf_horn_rotation_fast(H, R);
+        worst = fmax(worst, rot_diff(R, T0));
+        double a = synth_range(&r, 1e-6, 1);
+        double dd[3] = {1, a, 0};
+        int perm = t % 3;
+        double dp[3] = {dd[perm], dd[(perm + 1) % 3], dd[(perm + 2) % 3]};
+        for (int c = 0; c < 3; ++c)
+            for (int row = 0; row < 3; ++row)
+                H[c * 3 + row] = T0[c * 3 + row] * dp[c];
+        skf_horn_rotation_fast(H, R);
+        worst_deg = fmax(worst_deg, rot_diff(R, T0) * a);
+        /* any H (reflections, rank-deficient, mixed scales): same maximiser
+         * as the Jacobi path */
+        double sc = pow(10, synth_range(&r, -6, 6));
+        for (int e = 0; e < 9; ++e)
+            H[e] = sc * synth_range(&r, -1, 1);
+        if (t % 7 == 0)
+            for (int row = 0; row < 3; ++row)
+                H[6 + row] = 0.5 * H[row] - 2 * H[3 + row]; /* rank 2 */
+        skf_horn_rotation_fast(H, R);
+        skf_horn_rotation(H, Rj);
+        /* compare the objective ⟨R, H⟩ (the maximiser may be non-unique) and
+         * orthonormality */
+        double fo = 0, fj = 0, hn = 0;
+        for (int e = 0; e < 9; ++e) {
+            fo += R[e] * H[e];
+            fj += Rj[e] * H[e];
+            hn += fabs(H[e]);
+        }
+        worst_rand = fmax(worst_rand, (fj - fo) / hn);
+        double RtR = 0;
+        for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k) {
+                double s = 0;
+                for (int m = 0; m < 3; ++m)
+                    s += R[i * 3 + m] * R[k * 3 + m];
+                RtR = fmax(RtR, fabs(s - (i == k)));
+            }
+        CHECK(RtR < 1e-14);
+    }
+    printf("horn fast: worst |R - R0| %.3g (generic), %.3g·gap (planar), objective below "
+           "Jacobi's by at most %.3g of Σ|H|\n", worst, worst_deg, worst_rand);
+    CHECK(worst < 1e-13);
+    CHECK(worst_deg < 1e-13);
+    CHECK(worst_rand < 1e-14);
+    double q[4] = {0, 0, sin(0.5 * 1e-3 * M_PI / 180), cos(0.5 * 1e-3 * M_PI / 180)}, R0[9], R[9];
+    skf_quat_to_mat3(R0, q);
+    skf_horn_rotation_fast(R0, R);
+    CHECK(rot_diff(R, R0) < 1e-15);
+    double Z[9] = {0}, I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    skf_horn_rotation_fast(Z, R);
+    CHECK(rot_diff(R, I) == 0);
+}
+
 static void test_rigid_fit(void)
 {
     synth_rng r = {777};
@@ -186,6 +254,7 @@ int main(void)
 {
     test_jacobi();
     test_horn();
+    test_horn_fast();
     test_rigid_fit();
     return skf_test_done();
 }

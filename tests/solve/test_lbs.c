@@ -238,6 +238,47 @@ static void test_clip_determinism(void)
     }
     CHECK(same);
 
+    /* moments summed by the caller (decompose's fused pass) about the
+     * solver's centre: the same transforms as from the targets, up to the
+     * order of the sums */
+    {
+        double o[3];
+        skf_solver_centre(s, o);
+        double *mom = calloc(F * B * 12, sizeof *mom), *sq = calloc(F, sizeof *sq);
+        double *Tc = malloc(F * B * 12 * sizeof *Tc);
+        for (size_t f = 0; f < F; ++f)
+            for (size_t j = 0; j < n; ++j) {
+                const double *u = targets + f * 3 * n + 3 * j, *v = g.rest + 3 * j;
+                double uc[3] = {u[0] - o[0], u[1] - o[1], u[2] - o[2]};
+                double vt[4] = {v[0] - o[0], v[1] - o[1], v[2] - o[2], 1};
+                sq[f] += uc[0] * uc[0] + uc[1] * uc[1] + uc[2] * uc[2];
+                for (size_t p = g.offsets[j]; p < g.offsets[j + 1]; ++p)
+                    for (int a = 0; a < 4; ++a)
+                        for (int r = 0; r < 3; ++r)
+                            mom[(f * B + g.bone[p]) * 12 + (size_t)(a * 3 + r)] +=
+                                g.weight[p] * uc[r] * vt[a];
+            }
+        memcpy(Tc, Ta, F * B * 12 * sizeof *Ta);
+        skf_solve_stats *sm = malloc(F * sizeof *sm);
+        CHECK(skf_solver_frames_moments(s, F, mom, sq, Tc, sm, &err) == SKF_OK);
+        double worst = 0;
+        for (size_t e = 0; e < F * B * 12; ++e)
+            worst = fmax(worst, fabs(Tc[e] - Tb[e]));
+        printf("frames from caller's moments: worst transform difference %.3g; residual %g\n",
+               worst, sm[0].residual);
+        CHECK(worst < 1e-10);
+        CHECK(isnan(sm[0].residual) && sm[0].energy >= 0);
+        /* a non-finite moment names the frame */
+        mom[(3 * B + 1) * 12 + 4] = NAN;
+        CHECK(skf_solver_frames_moments(s, F, mom, sq, Tc, NULL, &err) == SKF_ERR_FORMAT);
+        CHECK(strstr(err.message, "frame 3") != NULL);
+        printf("NaN moment: %s\n", err.message);
+        free(mom);
+        free(sq);
+        free(Tc);
+        free(sm);
+    }
+
     /* weights update: new weights (every vertex → its first bone only) give
      * the same result as a fresh solver with those weights */
     size_t *off1 = malloc((n + 1) * sizeof *off1);
