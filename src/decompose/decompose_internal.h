@@ -50,9 +50,13 @@ skf_status skfi_decompose_init_meanshift(const skfi_decompose_ctx *c, size_t T, 
 /* Per-vertex weights by NNLS on the simplex over candidate bones (≤ K
  * non-zeros): wb/w [N*K] in (warm: the previous weights, whose bones and
  * those of the mesh neighbours are the candidates when B > K + 4) / out,
- * sorted descending. */
+ * sorted descending. moments [F*B*12]: NULL, or out: in the same pass, the
+ * transform step's moments C_fi of the new weights about the point centre[3]
+ * (skf_solver_frames_moments' layout; its sums of squares do not depend on
+ * the weights). Same result at any thread count. */
 skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, const double *transforms, size_t K,
-                            uint32_t *wb, double *w, bool warm, skf_error *err);
+                            uint32_t *wb, double *w, bool warm, const double *centre,
+                            double *moments, skf_error *err);
 
 /* Metrics of the decomposition d over all frames of c (decomposition.c),
  * frame by frame without a full reconstruction; with_shapes adds the

@@ -360,7 +360,7 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     memcpy(wbest, d->weight, N * K * sizeof *wbest);
     memcpy(bbest, d->weight_bone, N * K * sizeof *bbest);
     for (size_t r = 0; r < rounds; ++r) {
-        if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, err)))
+        if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, NULL, NULL, err)))
             goto done;
         skfi_decompose_to_csr(d, off, cb, cw);
         if ((st = skf_solver_update_weights(solver, off, cb, cw, err)))

@@ -15,6 +15,7 @@
 #include "decompose_internal.h"
 #include "skinfit/solve.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -120,6 +121,11 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     int saved_threads = omp_get_max_threads();
     if (opt.threads > 0)
         omp_set_num_threads(opt.threads);
+    /* The products of the weight pass (weights.c) run one per vertex block
+     * inside our own parallel loop: OpenBLAS must not thread them itself
+     * (oversubscription, and sums that would depend on its thread count). */
+    int saved_blas = openblas_get_num_threads();
+    openblas_set_num_threads(1);
     double t0 = omp_get_wtime();
 
     size_t nnls_solves = 0, nnls_at_cap = 0;
@@ -137,7 +143,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     uint32_t *cbone = skf_malloc_array(N * K, sizeof *cbone);
     double *cweight = skf_malloc_array(N * K, sizeof *cweight);
     skf_solver *solver = NULL;
-    double *best_T = NULL, *best_w = NULL, *hist = NULL;
+    double *best_T = NULL, *best_w = NULL, *hist = NULL, *moments = NULL, *sq = NULL;
+    double centre[3] = {0, 0, 0};
     skf_solve_stats *fstats = NULL;
     uint32_t *best_b = NULL;
     if (!d || !labels || !offsets || !cbone || !cweight) {
@@ -220,8 +227,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     best_b = skf_malloc_array(N * K, sizeof *best_b);
     hist = skf_malloc_array(iters + 1, sizeof *hist);
     fstats = skf_malloc_array(F, sizeof *fstats);
+    moments = skf_malloc_array(F * B * 12, sizeof *moments);
+    sq = skf_malloc_array(F, sizeof *sq);
     if (!d->weight_bone || !d->weight || !d->joint_rest || !best_T || !best_w || !best_b || !hist ||
-        !fstats) {
+        !fstats || !moments || !sq) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
         goto done;
     }
@@ -251,37 +260,53 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     /* 2-4. Alternate weights and transforms. */
     size_t it = 0;
     bool converged = false;
+    {
+        /* The transform step's solver, on the clustering's hard weights
+         * (its centre is needed by the first pass's moments). */
+        skfi_decompose_to_csr(d, offsets, cbone, cweight);
+        skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
+                             .bone = cbone, .weight = cweight, .bone_count = B};
+        skf_solve_options so;
+        memset(&so, 0, sizeof so);
+        so.start = SKF_SOLVE_START_WARM;
+        so.max_sweeps = 5; /* warm-started: a few sweeps per alternation suffice */
+        so.method = SKF_SOLVE_METHOD_SWEEPS; /* the alternation needs descent, not a converged frame */
+        so.threads = opt.threads;
+        so.skip_residual = true; /* the energy comes from the moment form */
+        so.fast_rotation = true; /* Horn by the characteristic polynomial (equal up to rounding) */
+        so.limits = opt.limits;
+        /* A frame's sweeps end when one lowers its energy by less than
+         * SWEEP_TOL of the starting point's mean energy per frame (the
+         * solver's tolerance is in units of N·diag²): the alternation
+         * needs descent, and later alternations continue from here. */
+        double scale = (double)N * c.diag * c.diag;
+        if (scale > 0 && best_E > 0)
+            so.tolerance = SWEEP_TOL * best_E / (double)F / scale;
+        if ((st = skf_solver_new(&rig, &so, &solver, err)))
+            goto done;
+        skf_solver_centre(solver, centre);
+        /* the moments' sums of squares Σ_j ‖u_fj − o‖²: fixed by the data */
+        for (size_t f = 0; f < F; ++f) {
+            const double *u = frames + f * 3 * N;
+            double q = 0;
+            for (size_t k = 0; k < 3 * N; ++k)
+                q += (u[k] - centre[k % 3]) * (u[k] - centre[k % 3]);
+            sq[f] = q;
+        }
+    }
     for (; it < iters && !converged; ++it) {
+        /* One pass over the animation: the weights with the transforms
+         * fixed, and the moments of the new weights for the transform step
+         * (weights.c). */
         double tw = omp_get_wtime();
-        if ((st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, true, err)))
+        if ((st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight,
+                                               true, centre, moments, err)))
             goto done;
         d->seconds_weights += omp_get_wtime() - tw;
         skfi_decompose_to_csr(d, offsets, cbone, cweight);
-        if (!solver) {
-            skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
-                                 .bone = cbone, .weight = cweight, .bone_count = B};
-            skf_solve_options so;
-            memset(&so, 0, sizeof so);
-            so.start = SKF_SOLVE_START_WARM;
-            so.max_sweeps = 5; /* warm-started: a few sweeps per alternation suffice */
-            so.method = SKF_SOLVE_METHOD_SWEEPS; /* the alternation needs descent, not a converged frame */
-            so.threads = opt.threads;
-            so.skip_residual = true; /* the energy comes from the moment form */
-            so.limits = opt.limits;
-            /* A frame's sweeps end when one lowers its energy by less than
-             * SWEEP_TOL of the starting point's mean energy per frame (the
-             * solver's tolerance is in units of N·diag²): the alternation
-             * needs descent, and later alternations continue from here. */
-            double scale = (double)N * c.diag * c.diag;
-            if (scale > 0 && best_E > 0)
-                so.tolerance = SWEEP_TOL * best_E / (double)F / scale;
-            st = skf_solver_new(&rig, &so, &solver, err);
-        } else {
-            st = skf_solver_update_weights(solver, offsets, cbone, cweight, err);
-        }
-        if (st)
+        if ((st = skf_solver_update_weights(solver, offsets, cbone, cweight, err)))
             goto done;
-        if ((st = skf_solver_frames(solver, F, frames, d->transforms, fstats, err)))
+        if ((st = skf_solver_frames_moments(solver, F, moments, sq, d->transforms, fstats, err)))
             goto done;
         double E = 0;
         for (size_t f = 0; f < F; ++f)
@@ -339,6 +364,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         so.threads = opt.threads;
         so.skip_residual = true;
         so.limits = opt.limits;
+        so.fast_rotation = true;
         skf_solver *polish = NULL;
         if ((st = skf_solver_new(&rig, &so, &polish, err)))
             goto done;
@@ -393,11 +419,14 @@ done:
     skf_free(best_b);
     skf_free(hist);
     skf_free(fstats);
+    skf_free(moments);
+    skf_free(sq);
     skf_free(adj_off);
     skf_free(adj);
     skf_free(rep_of);
     if (opt.threads > 0)
         omp_set_num_threads(saved_threads);
+    openblas_set_num_threads(saved_blas);
     if (st) {
         skf_decomposition_free(d);
         return st;

@@ -16,13 +16,15 @@
  */
 #include "decompose_internal.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_CAND 64
-#define VB 4  /* vertices per block of the weight pass (the kernel below is written for 4) */
-#define SB 64 /* vertices per gathered super-block (a multiple of VB) */
+#define VB 4     /* vertices per group sharing one candidate list */
+#define SB 64    /* vertices per block of the pass (a multiple of VB): one product per block */
+#define NPART 16 /* fixed partitions of the blocks (moment sums): the parallel grain */
 
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
  * list[n..] the bones that weigh on vertex j, on its seam twins or on its
@@ -54,25 +56,54 @@ static size_t gather_candidates(const skfi_decompose_ctx *c, size_t B, size_t C,
     return n;
 }
 
+/* Per-partition moment accumulators of the fused pass: bone-major
+ * [B][F*12], a bone's slab zeroed when the partition first touches it. */
+typedef struct part_acc {
+    double *C;     /* [B*F*12] */
+    uint8_t *used; /* [B] */
+} part_acc;
+
 skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, const double *transforms, size_t K,
-                            uint32_t *wb, double *w, bool warm, skf_error *err)
+                            uint32_t *wb, double *w, bool warm, const double *centre,
+                            double *moments, skf_error *err)
 {
-    size_t N = c->N, F = c->F, F3 = 3 * F;
+    size_t N = c->N, F = c->F, F3 = 3 * F, B4 = 4 * B;
     size_t C = K + 4;
     if (C > B)
         C = B;
     if (C > MAX_CAND)
         C = MAX_CAND;
-    /* Bone-major, frame-contiguous transforms: Tt[((i*3F) + 3f + r)*4 + p] =
-     * row r, column p of T_fi, so that h_i = Σ_f T_fiᵀ u_fj (4 numbers) is
-     * one contiguous pass over the vertex's trajectory uj [3F]. */
-    double *Tt = skf_malloc_array(B * 4 * F3, sizeof *Tt);
+    const double o[3] = {moments ? centre[0] : 0, moments ? centre[1] : 0, moments ? centre[2] : 0};
+    size_t NS = (N + SB - 1) / SB;
+    size_t NP = NS < NPART ? NS : NPART;
+    /* Frame-major stacked transforms, the 3F×4B matrix Tall[(3f + r)*4B + 4i + p]
+     * = row r, column p of T_fi, so that h_ij = Σ_f T_fiᵀ u_fj is row j of the
+     * product (trajectories, N×3F) × Tall; with centred trajectories
+     * u − o, h_ij = Σ_f T_fiᵀ (u_fj − o) + k_i, k_i = Σ_f T_fiᵀ o. */
+    double *Tall = skf_malloc_array(F3 * B4, sizeof *Tall);
+    double *G4 = skf_malloc_array(B4 * B4, sizeof *G4);
     double *G = skf_malloc_array(B * B * 16, sizeof *G);
+    double *kv = skf_calloc(B4, sizeof *kv);
     uint32_t *old_wb = warm && c->adj_off ? skf_malloc_array(N * K, sizeof *old_wb) : NULL;
     double *old_w = old_wb ? skf_malloc_array(N * K, sizeof *old_w) : NULL;
-    if (!Tt || !G || (warm && c->adj_off && (!old_wb || !old_w))) {
-        skf_free(Tt);
+    part_acc *acc = moments ? skf_calloc(NP, sizeof *acc) : NULL;
+    bool ok0 = Tall && G4 && G && kv && (!warm || !c->adj_off || (old_wb && old_w)) &&
+               (!moments || acc);
+    for (size_t p = 0; ok0 && acc && p < NP; ++p) {
+        acc[p].C = skf_malloc_array(B * F * 12, sizeof *acc[p].C);
+        acc[p].used = skf_calloc(B, sizeof *acc[p].used);
+        ok0 = acc[p].C && acc[p].used;
+    }
+    if (!ok0) {
+        for (size_t p = 0; acc && p < NP; ++p) {
+            skf_free(acc[p].C);
+            skf_free(acc[p].used);
+        }
+        skf_free(acc);
+        skf_free(Tall);
+        skf_free(G4);
         skf_free(G);
+        skf_free(kv);
         skf_free(old_wb);
         skf_free(old_w);
         return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory in the weight solve");
@@ -81,106 +112,103 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         memcpy(old_wb, wb, N * K * sizeof *old_wb);
         memcpy(old_w, w, N * K * sizeof *old_w);
     }
-    for (size_t i = 0; i < B; ++i)
-        for (size_t f = 0; f < F; ++f) {
+    for (size_t f = 0; f < F; ++f)
+        for (size_t i = 0; i < B; ++i) {
             const double *T = transforms + (f * B + i) * 12;
-            for (int p = 0; p < 4; ++p)
-                for (int r = 0; r < 3; ++r)
-                    Tt[(i * F3 + 3 * f + (size_t)r) * 4 + (size_t)p] = T[p * 3 + r];
+            for (int r = 0; r < 3; ++r)
+                for (int p = 0; p < 4; ++p)
+                    Tall[(3 * f + (size_t)r) * B4 + 4 * i + (size_t)p] = T[p * 3 + r];
         }
-    long long BB = (long long)(B * B);
-#pragma omp parallel for schedule(dynamic, 4)
-    for (long long ik = 0; ik < BB; ++ik) {
-        size_t i = (size_t)ik / B, k = (size_t)ik % B;
-        double *g = G + (size_t)ik * 16;
-        memset(g, 0, 16 * sizeof(double));
-        if (k < i)
-            continue;
-        /* (Tᵀ T)_{pq} = Σ_f Σ_r T_fi[r,p] T_fk[r,q] over the 4 columns p, q */
-        const double *a = Tt + i * F3 * 4, *b = Tt + k * F3 * 4;
-        for (size_t e = 0; e < F3; ++e, a += 4, b += 4)
-            for (int p = 0; p < 4; ++p)
-                for (int q = 0; q < 4; ++q)
-                    g[p * 4 + q] += a[p] * b[q];
-    }
+    for (size_t e = 0; e < F3; ++e)
+        for (size_t q = 0; q < B4; ++q)
+            kv[q] += Tall[e * B4 + q] * o[e % 3];
+    /* G_ik = Σ_f T_fiᵀ T_fk (4×4 per bone pair) = blocks of Tallᵀ Tall; the
+     * upper triangle is mirrored so that G_ki = G_ikᵀ exactly. */
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)B4, (int)B4, (int)F3, 1.0, Tall,
+                (int)B4, Tall, (int)B4, 0.0, G4, (int)B4);
     for (size_t i = 0; i < B; ++i)
-        for (size_t k = 0; k < i; ++k) {
-            const double *s = G + (k * B + i) * 16;
-            double *d = G + (i * B + k) * 16;
+        for (size_t k = 0; k < B; ++k)
             for (int p = 0; p < 4; ++p)
                 for (int q = 0; q < 4; ++q)
-                    d[p * 4 + q] = s[q * 4 + p];
-        }
+                    G[(i * B + k) * 16 + (size_t)(p * 4 + q)] =
+                        k >= i ? G4[(4 * i + (size_t)p) * B4 + 4 * k + (size_t)q]
+                               : G4[(4 * k + (size_t)q) * B4 + 4 * i + (size_t)p];
+    skf_free(G4);
     int failed = 0;
     size_t solves = 0, at_cap = 0;
-    long long NS = (long long)((N + SB - 1) / SB);
 #pragma omp parallel
     {
         double *cb = skf_malloc_array(B, sizeof *cb);
         double *eb = skf_malloc_array(B, sizeof *eb);
-        double *hb = skf_malloc_array(B * 4 * VB, sizeof *hb);
         double *ublk = skf_malloc_array(F3 * SB, sizeof *ublk);
+        double *Tg = skf_malloc_array(F3 * B4, sizeof *Tg);
+        double *H = skf_malloc_array(SB * B4, sizeof *H);
+        double *Am = moments ? skf_malloc_array(SB * B4, sizeof *Am) : NULL;
+        double *R = moments ? skf_malloc_array(B4 * F3, sizeof *R) : NULL;
         size_t *list = skf_malloc_array(B, sizeof *list);
+        size_t *own = skf_malloc_array(B, sizeof *own);
+        size_t *pos = skf_malloc_array(B, sizeof *pos);
         uint32_t *mark = skf_calloc(B, sizeof *mark);
-        bool ok = cb && eb && hb && ublk && list && mark;
+        uint32_t *mark2 = skf_calloc(B, sizeof *mark2);
+        bool ok = cb && eb && ublk && Tg && H && list && own && pos && mark && mark2 &&
+                  (!moments || (Am && R));
         if (!ok) {
 #pragma omp atomic write
             failed = 1;
         }
+        uint32_t stamp2 = 0;
 #pragma omp for schedule(dynamic, 1) reduction(+ : solves, at_cap)
-        for (long long sb = 0; sb < NS; ++sb) {
+        for (long long part = 0; part < (long long)NP; ++part) {
             if (!ok)
                 continue;
-            /* SB consecutive vertices' trajectories, gathered once (frame by
-             * frame: SB·3 contiguous numbers per frame) into blocks of VB
-             * vertices, ublk[(blk·3F + e)·VB + v]. */
-            size_t s0 = (size_t)sb * SB, ns = N - s0 < SB ? N - s0 : SB;
+            /* A fixed partition of whole super-blocks, in vertex order: the
+             * same sums at any thread count. */
+            size_t sb0 = (size_t)part * NS / NP, sb1 = ((size_t)part + 1) * NS / NP;
+            part_acc *pa = acc ? &acc[part] : NULL;
+          for (size_t sbk = sb0; sbk < sb1; ++sbk) {
+            /* SB consecutive vertices' trajectories, centred, as rows of
+             * the SB×3F matrix ublk (frame by frame: SB·3 contiguous numbers
+             * per frame in the input) */
+            size_t s0 = sbk * SB, ns = N - s0 < SB ? N - s0 : SB;
             for (size_t f = 0; f < F; ++f) {
                 const double *src = c->frames + (f * N + s0) * 3;
-                for (size_t v = 0; v < SB; ++v)
+                for (size_t v = 0; v < ns; ++v)
                     for (int r = 0; r < 3; ++r)
-                        ublk[((v / VB) * F3 + 3 * f + (size_t)r) * VB + v % VB] =
-                            v < ns ? src[3 * v + (size_t)r] : 0;
+                        ublk[v * F3 + 3 * f + (size_t)r] = src[3 * v + (size_t)r] - o[r];
             }
-          for (size_t j0 = s0; j0 < s0 + ns; j0 += VB) {
-            /* A block of VB consecutive vertices (fixed by index: the same
-             * result at any thread count) shares one pass over the bones'
-             * transforms: h_i = Σ_f T_fiᵀ u_fj for every vertex of the block
-             * and every bone in the union of their candidate lists. */
-            size_t nv = s0 + ns - j0 < VB ? s0 + ns - j0 : VB;
-            const double *ub = ublk + ((j0 - s0) / VB) * F3 * VB;
+            /* The union of the block's candidate bones, and h for all of
+             * them in one product: H (ns × 4nl) = ublk · Tall[:, list]. */
             size_t nl = 0;
-            uint32_t stamp = (uint32_t)(j0 / VB) + 1;
-            for (size_t v = 0; v < nv; ++v)
-                nl = gather_candidates(c, B, C, K, j0 + v, old_wb, old_w, mark, stamp, list, nl);
-            for (size_t l = 0; l < nl; ++l) {
-                /* 16 accumulators in registers: h[p][v] */
-                double h00 = 0, h01 = 0, h02 = 0, h03 = 0, h10 = 0, h11 = 0, h12 = 0, h13 = 0,
-                       h20 = 0, h21 = 0, h22 = 0, h23 = 0, h30 = 0, h31 = 0, h32 = 0, h33 = 0;
-                const double *t = Tt + list[l] * F3 * 4, *u = ub;
-                for (size_t e = 0; e < F3; ++e, t += 4, u += VB) {
-                    double u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3];
-                    double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
-                    h00 += t0 * u0, h01 += t0 * u1, h02 += t0 * u2, h03 += t0 * u3;
-                    h10 += t1 * u0, h11 += t1 * u1, h12 += t1 * u2, h13 += t1 * u3;
-                    h20 += t2 * u0, h21 += t2 * u1, h22 += t2 * u2, h23 += t2 * u3;
-                    h30 += t3 * u0, h31 += t3 * u1, h32 += t3 * u2, h33 += t3 * u3;
-                }
-                double *o = hb + l * 4 * VB;
-                o[0] = h00, o[1] = h01, o[2] = h02, o[3] = h03;
-                o[4] = h10, o[5] = h11, o[6] = h12, o[7] = h13;
-                o[8] = h20, o[9] = h21, o[10] = h22, o[11] = h23;
-                o[12] = h30, o[13] = h31, o[14] = h32, o[15] = h33;
-            }
-          for (size_t vv = 0; vv < nv; ++vv) {
-            size_t j = j0 + vv;
+            uint32_t stamp = (uint32_t)sbk + 1;
+            for (size_t v = 0; v < ns; ++v)
+                nl = gather_candidates(c, B, C, K, s0 + v, old_wb, old_w, mark, stamp, list, nl);
+            for (size_t l = 0; l < nl; ++l)
+                pos[list[l]] = l;
+            size_t n4 = 4 * nl;
+            for (size_t e = 0; e < F3; ++e)
+                for (size_t l = 0; l < nl; ++l)
+                    memcpy(Tg + e * n4 + 4 * l, Tall + e * B4 + 4 * list[l], 4 * sizeof *Tg);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ns, (int)n4, (int)F3, 1.0,
+                        ublk, (int)F3, Tg, (int)n4, 0.0, H, (int)n4);
+          size_t no = 0;
+          for (size_t vv = 0; vv < ns; ++vv) {
+            size_t j = s0 + vv;
             const double *v = c->rest + 3 * j;
             double vt[4] = {v[0], v[1], v[2], 1};
-            for (size_t l = 0; l < nl; ++l) {
-                size_t i = list[l];
+            /* the candidates of the group of VB consecutive vertices that j
+             * is in (a subset of the block's union; fixed by index) */
+            if (vv % VB == 0) {
+                no = 0;
+                ++stamp2;
+                for (size_t g = vv; g < vv + VB && g < ns; ++g)
+                    no = gather_candidates(c, B, C, K, s0 + g, old_wb, old_w, mark2, stamp2, own, no);
+            }
+            for (size_t l = 0; l < no; ++l) {
+                size_t i = own[l];
                 /* c_i = Σ_f (T_fi ṽ)·u_fj = Σ_p ṽ_p h_ip */
-                const double *h = hb + l * 4 * VB + vv;
-                cb[l] = h[0] * vt[0] + h[VB] * vt[1] + h[2 * VB] * vt[2] + h[3 * VB];
+                const double *h = H + vv * n4 + 4 * pos[i], *k4 = kv + 4 * i;
+                cb[l] = (h[0] + k4[0]) * vt[0] + (h[1] + k4[1]) * vt[1] +
+                        (h[2] + k4[2]) * vt[2] + (h[3] + k4[3]);
                 const double *g = G + (i * B + i) * 16;
                 double q = 0;
                 for (int p = 0; p < 4; ++p)
@@ -188,25 +216,25 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                         q += vt[p] * g[p * 4 + r] * vt[r];
                 eb[l] = q - 2 * cb[l];
             }
-            /* C best single bones (positions in list / cb). */
+            /* C best single bones (positions in own / cb). */
             size_t cand[MAX_CAND], cpos[MAX_CAND];
-            size_t nc = 0, Cj = C < nl ? C : nl;
-            for (size_t l = 0; l < nl; ++l) {
-                size_t pos = nc < Cj ? nc++ : Cj;
-                if (pos == Cj) {
+            size_t nc = 0, Cj = C < no ? C : no;
+            for (size_t l = 0; l < no; ++l) {
+                size_t ps = nc < Cj ? nc++ : Cj;
+                if (ps == Cj) {
                     if (eb[l] >= eb[cpos[Cj - 1]])
                         continue;
-                    pos = Cj - 1;
+                    ps = Cj - 1;
                 }
-                while (pos > 0 && eb[cpos[pos - 1]] > eb[l]) {
-                    cpos[pos] = cpos[pos - 1];
-                    --pos;
+                while (ps > 0 && eb[cpos[ps - 1]] > eb[l]) {
+                    cpos[ps] = cpos[ps - 1];
+                    --ps;
                 }
-                cpos[pos] = l;
+                cpos[ps] = l;
             }
             double cval[MAX_CAND];
             for (size_t a = 0; a < nc; ++a) {
-                cand[a] = list[cpos[a]];
+                cand[a] = own[cpos[a]];
                 cval[a] = cb[cpos[a]];
             }
             double Q[MAX_CAND * MAX_CAND], cc[MAX_CAND], x[MAX_CAND];
@@ -286,17 +314,87 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 ob[0] = (uint32_t)cand[0];
             }
           }
+            if (pa) {
+                /* The transform step's moments of this block with its new
+                 * weights, C_fi += Σ_j w_ij (u_fj − o)[v_j − o; 1]ᵀ: one
+                 * product Rm (4nb × 3F) = Amᵀ · ublk over the bones the block's
+                 * weights use, Am[j][4l + a] = w_ij [v_j − o; 1]_a. */
+                size_t nb = 0;
+                ++stamp2;
+                for (size_t vv = 0; vv < ns; ++vv)
+                    for (size_t k = 0; k < K; ++k) {
+                        uint32_t b = wb[(s0 + vv) * K + k];
+                        if (w[(s0 + vv) * K + k] > 0 && mark2[b] != stamp2) {
+                            mark2[b] = stamp2;
+                            pos[b] = nb;
+                            list[nb++] = b;
+                        }
+                    }
+                size_t m4 = 4 * nb;
+                memset(Am, 0, ns * m4 * sizeof *Am);
+                for (size_t vv = 0; vv < ns; ++vv) {
+                    const double *v = c->rest + 3 * (s0 + vv);
+                    double vt[4] = {v[0] - o[0], v[1] - o[1], v[2] - o[2], 1};
+                    for (size_t k = 0; k < K; ++k) {
+                        double wk = w[(s0 + vv) * K + k];
+                        if (!(wk > 0))
+                            continue;
+                        double *a = Am + vv * m4 + 4 * pos[wb[(s0 + vv) * K + k]];
+                        for (int q = 0; q < 4; ++q)
+                            a[q] = wk * vt[q];
+                    }
+                }
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m4, (int)F3, (int)ns, 1.0,
+                            Am, (int)m4, ublk, (int)F3, 0.0, R, (int)F3);
+                for (size_t l = 0; l < nb; ++l) {
+                    size_t b = list[l];
+                    double *Cb = pa->C + b * F * 12;
+                    if (!pa->used[b]) {
+                        pa->used[b] = 1;
+                        memset(Cb, 0, F * 12 * sizeof *Cb);
+                    }
+                    for (int a = 0; a < 4; ++a) {
+                        const double *Ra = R + (4 * l + (size_t)a) * F3;
+                        for (size_t f = 0; f < F; ++f)
+                            for (int r = 0; r < 3; ++r)
+                                Cb[f * 12 + (size_t)a * 3 + (size_t)r] += Ra[3 * f + (size_t)r];
+                    }
+                }
+            }
           }
         }
         skf_free(cb);
         skf_free(eb);
-        skf_free(hb);
         skf_free(ublk);
+        skf_free(Tg);
+        skf_free(H);
+        skf_free(Am);
+        skf_free(R);
         skf_free(list);
+        skf_free(own);
+        skf_free(pos);
         skf_free(mark);
+        skf_free(mark2);
     }
-    skf_free(Tt);
+    if (acc && !failed) {
+        /* partitions summed in their fixed order */
+        memset(moments, 0, F * B * 12 * sizeof *moments);
+        for (size_t p = 0; p < NP; ++p) {
+            for (size_t b = 0; b < B; ++b)
+                if (acc[p].used[b])
+                    for (size_t f = 0; f < F; ++f)
+                        for (int e = 0; e < 12; ++e)
+                            moments[(f * B + b) * 12 + (size_t)e] += acc[p].C[(b * F + f) * 12 + (size_t)e];
+        }
+    }
+    for (size_t p = 0; acc && p < NP; ++p) {
+        skf_free(acc[p].C);
+        skf_free(acc[p].used);
+    }
+    skf_free(acc);
+    skf_free(Tall);
     skf_free(G);
+    skf_free(kv);
     skf_free(old_wb);
     skf_free(old_w);
     if (c->nnls_solves)
