@@ -19,6 +19,7 @@
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -108,8 +109,18 @@ skf_status skfi_decompose_fit_clusters(const skfi_decompose_ctx *c, size_t B, co
     return SKF_OK;
 }
 
-/* Reassign every vertex to its best bone; returns the number that moved. */
-static size_t reassign(const skfi_decompose_ctx *c, size_t B, const double *transforms, uint32_t *labels)
+/* Reassign every vertex to its best bone; returns the number that moved.
+ * The single-bone error in Gram form, in coordinates centred on o (the
+ * rest's bounding-box centre; T' = [R | R o + t − o], u' = u − o, ṽ' = [v − o; 1]):
+ *     e_jb = ṽ'ᵀ G_b ṽ' − 2 ṽ'ᵀ h_jb + Σ_f ‖u'_fj‖²,
+ *     G_b = Σ_f T'_fbᵀ T'_fb,  h_jb = Σ_f T'_fbᵀ u'_fj,
+ * the last term the same for every bone; h for a block of RB vertices and
+ * all bones is one product (RB × 3F trajectories) · (3F × 4B stacked
+ * transforms). Same result at any thread count (the blocks are fixed). Out
+ * of memory: the direct per-vertex sums. */
+#define RB 64
+static size_t reassign_direct(const skfi_decompose_ctx *c, size_t B, const double *transforms,
+                              uint32_t *labels)
 {
     size_t moved = 0;
     long long N = (long long)c->N;
@@ -129,6 +140,103 @@ static size_t reassign(const skfi_decompose_ctx *c, size_t B, const double *tran
             ++moved;
         labels[j] = arg;
     }
+    return moved;
+}
+
+static size_t reassign(const skfi_decompose_ctx *c, size_t B, const double *transforms, uint32_t *labels)
+{
+    size_t N = c->N, F = c->F, F3 = 3 * F, B4 = 4 * B;
+    double o[3];
+    {
+        double lo[3] = {c->rest[0], c->rest[1], c->rest[2]}, hi[3] = {lo[0], lo[1], lo[2]};
+        for (size_t j = 1; j < N; ++j)
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = fmin(lo[k], c->rest[3 * j + k]);
+                hi[k] = fmax(hi[k], c->rest[3 * j + k]);
+            }
+        for (int k = 0; k < 3; ++k)
+            o[k] = 0.5 * (lo[k] + hi[k]);
+    }
+    double *Tall = skf_malloc_array(F3 * B4, sizeof *Tall);
+    double *G = skf_calloc(B * 16, sizeof *G);
+    if (!Tall || !G) {
+        skf_free(Tall);
+        skf_free(G);
+        return reassign_direct(c, B, transforms, labels);
+    }
+    for (size_t f = 0; f < F; ++f)
+        for (size_t b = 0; b < B; ++b) {
+            const double *T = transforms + (f * B + b) * 12;
+            for (int r = 0; r < 3; ++r) {
+                double *row = Tall + (3 * f + (size_t)r) * B4 + 4 * b;
+                for (int p = 0; p < 3; ++p)
+                    row[p] = T[p * 3 + r];
+                row[3] = T[r] * o[0] + T[3 + r] * o[1] + T[6 + r] * o[2] + T[9 + r] - o[r];
+            }
+        }
+    for (size_t e = 0; e < F3; ++e)
+        for (size_t b = 0; b < B; ++b) {
+            const double *t = Tall + e * B4 + 4 * b;
+            double *g = G + 16 * b;
+            for (int p = 0; p < 4; ++p)
+                for (int q = 0; q < 4; ++q)
+                    g[p * 4 + q] += t[p] * t[q];
+        }
+    size_t moved = 0;
+    int failed = 0;
+    long long NB = (long long)((N + RB - 1) / RB);
+#pragma omp parallel
+    {
+        double *U = skf_malloc_array(RB * F3, sizeof *U);
+        double *H = skf_malloc_array(RB * B4, sizeof *H);
+        if (!U || !H) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1) reduction(+ : moved)
+        for (long long blk = 0; blk < NB; ++blk) {
+            if (!U || !H)
+                continue;
+            size_t j0 = (size_t)blk * RB, nv = N - j0 < RB ? N - j0 : RB;
+            for (size_t f = 0; f < F; ++f) {
+                const double *src = c->frames + (f * N + j0) * 3;
+                for (size_t v = 0; v < nv; ++v)
+                    for (int r = 0; r < 3; ++r)
+                        U[v * F3 + 3 * f + (size_t)r] = src[3 * v + (size_t)r] - o[r];
+            }
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nv, (int)B4, (int)F3, 1.0,
+                        U, (int)F3, Tall, (int)B4, 0.0, H, (int)B4);
+            for (size_t v = 0; v < nv; ++v) {
+                size_t j = j0 + v;
+                const double *x = c->rest + 3 * j;
+                double vt[4] = {x[0] - o[0], x[1] - o[1], x[2] - o[2], 1};
+                double best = DBL_MAX;
+                uint32_t arg = labels[j];
+                for (size_t b = 0; b < B; ++b) {
+                    const double *g = G + 16 * b, *h = H + v * B4 + 4 * b;
+                    double e = 0;
+                    for (int p = 0; p < 4; ++p) {
+                        double gv = g[p * 4] * vt[0] + g[p * 4 + 1] * vt[1] + g[p * 4 + 2] * vt[2] +
+                                    g[p * 4 + 3];
+                        e += vt[p] * (gv - 2 * h[p]);
+                    }
+                    if (e < best) {
+                        best = e;
+                        arg = (uint32_t)b;
+                    }
+                }
+                if (arg != labels[j])
+                    ++moved;
+                labels[j] = arg;
+            }
+        }
+        skf_free(U);
+        skf_free(H);
+    }
+    skf_free(Tall);
+    skf_free(G);
+    if (failed)
+        return moved + reassign_direct(c, B, transforms, labels);
     return moved;
 }
 
