@@ -10,7 +10,9 @@
  * [Q_PP 1; 1ᵀ 0][z; λ] = [c_P; 1]), and the optimality test for a variable i
  * outside P uses the multiplier-shifted gradient g_i + λ (g = Qw − c), which
  * must be ≥ 0. Starting from the best single vertex of the simplex keeps
- * every iterate feasible. Why not a penalty row (SSDR's choice): it only
+ * every iterate feasible; so does a warm start from the solution on a given
+ * set (the previous iterate's support) when it is strictly positive there.
+ * Why not a penalty row (SSDR's choice): it only
  * approximately enforces Σ w = 1, and we promise 1e-6.
  */
 #include "skinfit/decompose.h"
@@ -78,6 +80,11 @@ static bool kkt_solve(size_t n, const double *Q, const double *c, const size_t *
 
 int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w)
 {
+    return skf_nnls_simplex_start(n, Q, c, NULL, w);
+}
+
+int skf_nnls_simplex_start(size_t n, const double *Q, const double *c, const bool *start, double *w)
+{
     if (n == 0)
         return 0;
     if (n > NNLS_MAX)
@@ -100,6 +107,29 @@ int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w)
     for (size_t i = 0; i < n; ++i)
         qscale = fmax(qscale, fabs(Q[i * n + i]));
     double tol = 1e-12 * (qscale > 0 ? qscale : 1);
+    if (start) {
+        /* Warm start: the solution on the given set, when it is strictly
+         * inside the simplex there, is a feasible point whose support is P;
+         * the iterations go on from it (else from the best vertex). */
+        size_t P0[NNLS_MAX], p0 = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (start[i])
+                P0[p0++] = i;
+        double z[NNLS_MAX], l;
+        bool pos = p0 > 1 && kkt_solve(n, Q, c, P0, p0, z, &l);
+        for (size_t k = 0; pos && k < p0; ++k)
+            pos = z[k] > 0;
+        if (pos) {
+            w[best] = 0;
+            inP[best] = false;
+            for (size_t k = 0; k < p0; ++k) {
+                P[k] = P0[k];
+                inP[P0[k]] = true;
+                w[P0[k]] = z[k];
+            }
+            p = p0;
+        }
+    }
     int cap = (int)(4 * n + 16), it = 0;
     for (; it < cap; ++it) {
         /* Optimality test outside P. */

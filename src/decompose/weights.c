@@ -251,8 +251,17 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                         Q[a * n + b] = q;
                     }
                 }
+                /* the first solve starts from the vertex's previous support
+                 * (its slots still hold the previous weights) */
+                bool st0[MAX_CAND];
+                for (size_t a = 0; a < n; ++a) {
+                    st0[a] = false;
+                    for (size_t k = 0; k < K; ++k)
+                        st0[a] |= w[j * K + k] > 0 && wb[j * K + k] == cand[a];
+                }
                 ++solves;
-                at_cap += skf_nnls_simplex(n, Q, cc, x) >= (int)(4 * n + 16);
+                at_cap += skf_nnls_simplex_start(n, Q, cc, pass == 0 && warm ? st0 : NULL, x) >=
+                          (int)(4 * n + 16);
                 size_t nnz = 0;
                 for (size_t a = 0; a < n; ++a)
                     nnz += x[a] > 0;
