@@ -67,6 +67,24 @@ static void joint_positions(skf_decomposition *d, const uint32_t *labels)
     skf_free(ws);
 }
 
+/* The transform step's solver options (the alternation and the final
+ * polish): warm-started bone sweeps, at most 5 per frame (the alternation
+ * needs descent, not a converged frame), the energy from the moment form (no
+ * residual pass), Horn fits by the characteristic polynomial. */
+static skf_solve_options sweep_options(const skf_decompose_options *opt)
+{
+    skf_solve_options so;
+    memset(&so, 0, sizeof so);
+    so.start = SKF_SOLVE_START_WARM;
+    so.max_sweeps = 5;
+    so.method = SKF_SOLVE_METHOD_SWEEPS;
+    so.threads = opt->threads;
+    so.skip_residual = true;
+    so.fast_rotation = true;
+    so.limits = opt->limits;
+    return so;
+}
+
 skf_status skf_decompose(size_t N, size_t F, const double *frames, const double *rest,
                          size_t T, const uint32_t *tris, const skf_decompose_options *opt_in,
                          skf_decomposition **out, skf_error *err)
@@ -266,15 +284,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         skfi_decompose_to_csr(d, offsets, cbone, cweight);
         skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
                              .bone = cbone, .weight = cweight, .bone_count = B};
-        skf_solve_options so;
-        memset(&so, 0, sizeof so);
-        so.start = SKF_SOLVE_START_WARM;
-        so.max_sweeps = 5; /* warm-started: a few sweeps per alternation suffice */
-        so.method = SKF_SOLVE_METHOD_SWEEPS; /* the alternation needs descent, not a converged frame */
-        so.threads = opt.threads;
-        so.skip_residual = true; /* the energy comes from the moment form */
-        so.fast_rotation = true; /* Horn by the characteristic polynomial (equal up to rounding) */
-        so.limits = opt.limits;
+        skf_solve_options so = sweep_options(&opt);
         /* A frame's sweeps end when one lowers its energy by less than
          * SWEEP_TOL of the starting point's mean energy per frame (the
          * solver's tolerance is in units of N·diag²): the alternation
@@ -356,15 +366,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         skfi_decompose_to_csr(d, offsets, cbone, cweight);
         skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
                              .bone = cbone, .weight = cweight, .bone_count = B};
-        skf_solve_options so;
-        memset(&so, 0, sizeof so);
-        so.start = SKF_SOLVE_START_WARM;
-        so.max_sweeps = 5;
-        so.method = SKF_SOLVE_METHOD_SWEEPS;
-        so.threads = opt.threads;
-        so.skip_residual = true;
-        so.limits = opt.limits;
-        so.fast_rotation = true;
+        skf_solve_options so = sweep_options(&opt);
         skf_solver *polish = NULL;
         if ((st = skf_solver_new(&rig, &so, &polish, err)))
             goto done;

@@ -18,7 +18,8 @@
 #include <math.h>
 #include <string.h>
 
-void skf_horn_rotation(const double H[9], double R[9])
+/* Horn's symmetric 4×4 N of eq. (4.3)–(4.5) from S = Hᵀ. */
+static void horn_matrix(const double H[9], double N[16])
 {
     /* S_ab = H[b][a]; H column-major: H[c*3 + r] = H[r][c] → S_ab = H[a*3 + b]. */
 #define S(a, b) H[(a) * 3 + (b)]
@@ -26,12 +27,19 @@ void skf_horn_rotation(const double H[9], double R[9])
     double syx = S(1, 0), syy = S(1, 1), syz = S(1, 2);
     double szx = S(2, 0), szy = S(2, 1), szz = S(2, 2);
 #undef S
-    double N[16] = {
+    const double M[16] = {
         sxx + syy + szz, syz - szy,        szx - sxz,        sxy - syx,
         syz - szy,       sxx - syy - szz,  sxy + syx,        szx + sxz,
         szx - sxz,       sxy + syx,        -sxx + syy - szz, syz + szy,
         sxy - syx,       szx + sxz,        syz + szy,        -sxx - syy + szz,
     };
+    memcpy(N, M, sizeof M);
+}
+
+void skf_horn_rotation(const double H[9], double R[9])
+{
+    double N[16];
+    horn_matrix(H, N);
     double ev[4], V[16];
     skf_sym4_eigen(N, ev, V);
     /* Horn's quaternion order is (w, x, y, z); skinfit's is (x, y, z, w). */
@@ -73,17 +81,8 @@ static double cofactor4(const double A[16], int r, int c)
 
 void skf_horn_rotation_fast(const double H[9], double R[9])
 {
-#define S(a, b) H[(a) * 3 + (b)]
-    double sxx = S(0, 0), sxy = S(0, 1), sxz = S(0, 2);
-    double syx = S(1, 0), syy = S(1, 1), syz = S(1, 2);
-    double szx = S(2, 0), szy = S(2, 1), szz = S(2, 2);
-#undef S
-    double N[16] = {
-        sxx + syy + szz, syz - szy,        szx - sxz,        sxy - syx,
-        syz - szy,       sxx - syy - szz,  sxy + syx,        szx + sxz,
-        szx - sxz,       sxy + syx,        -sxx + syy - szz, syz + szy,
-        sxy - syx,       szx + sxz,        syz + szy,        -sxx - syy + szz,
-    };
+    double N[16];
+    horn_matrix(H, N);
     double f2 = 0;
     for (int k = 0; k < 9; ++k)
         f2 += H[k] * H[k];
@@ -94,8 +93,9 @@ void skf_horn_rotation_fast(const double H[9], double R[9])
     /* det(N − λI) = λ⁴ + b λ² + c λ + d (N is traceless): b = −½ tr N² =
      * −2‖S‖², c = −8 det S (Horn 1987, eq. 4.6), d = det N. */
     double b = -2 * f2;
-    double detS = sxx * (syy * szz - syz * szy) - sxy * (syx * szz - syz * szx) +
-                  sxz * (syx * szy - syy * szx);
+    /* det S = det H */
+    double detS = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) +
+                  H[2] * (H[3] * H[7] - H[4] * H[6]);
     double c = -8 * detS;
     double d = N[0] * cofactor4(N, 0, 0) + N[1] * cofactor4(N, 0, 1) + N[2] * cofactor4(N, 0, 2) +
                N[3] * cofactor4(N, 0, 3);

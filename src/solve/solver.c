@@ -563,8 +563,11 @@ skf_status skf_solver_clip(skf_solver *s, size_t F, const double *targets, doubl
     return rc;
 }
 
-skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, double *transforms,
-                             skf_solve_stats *stats, skf_error *err)
+/* F independent frames from targets [F*3N], or (targets NULL) from the
+ * caller's moments [F*B*12] and sums of squares [F]. */
+static skf_status solve_frames(skf_solver *s, size_t F, const double *targets, const double *moments,
+                               const double *sq, double *transforms, skf_solve_stats *stats,
+                               skf_error *err)
 {
     atomic_fetch_add(&count_frame_sets, 1);
     if (F == 0)
@@ -574,6 +577,10 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
     size_t bad = SIZE_MAX;
     for (size_t f = 0; rc == SKF_OK && f < F; ++f) {
         rc = check_finite(transforms + f * B12, s->B, 12, "warm start", err);
+        if (rc == SKF_OK && !targets)
+            rc = check_finite(moments + f * B12, s->B, 12, "moments", err);
+        if (rc == SKF_OK && !targets && !isfinite(sq[f]))
+            rc = skf_fail(err, SKF_ERR_FORMAT, "moments: non-finite sum of squares");
         if (rc != SKF_OK) {
             skf_error_prefix(err, "frame %zu", f);
             skf_error_set_place(err, NULL, NULL, -1, NULL, (int64_t)f);
@@ -591,9 +598,13 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (long f = 0; f < (long)F; ++f) {
         skfi_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
+        if (!targets) {
+            memcpy(w->C, moments + (size_t)f * B12, B12 * sizeof *w->C);
+            w->U = sq[f];
+        }
         skf_solve_stats st;
-        if (!solve_one(s, w, targets + (size_t)f * N3, transforms + (size_t)f * B12, s->opt.start,
-                       inner_parallel, &st)) {
+        if (!solve_one(s, w, targets ? targets + (size_t)f * N3 : NULL,
+                       transforms + (size_t)f * B12, s->opt.start, inner_parallel, &st)) {
 #pragma omp critical(skf_solver_bad)
             if ((size_t)f < bad)
                 bad = (size_t)f;
@@ -609,45 +620,15 @@ skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, dou
     return SKF_OK;
 }
 
+skf_status skf_solver_frames(skf_solver *s, size_t F, const double *targets, double *transforms,
+                             skf_solve_stats *stats, skf_error *err)
+{
+    return solve_frames(s, F, targets, NULL, NULL, transforms, stats, err);
+}
+
 skf_status skf_solver_frames_moments(skf_solver *s, size_t F, const double *moments,
                                      const double *sq, double *transforms, skf_solve_stats *stats,
                                      skf_error *err)
 {
-    atomic_fetch_add(&count_frame_sets, 1);
-    if (F == 0)
-        return SKF_OK;
-    const size_t B12 = s->B * 12;
-    skf_status rc = SKF_OK;
-    for (size_t f = 0; rc == SKF_OK && f < F; ++f) {
-        rc = check_finite(transforms + f * B12, s->B, 12, "warm start", err);
-        if (rc == SKF_OK)
-            rc = check_finite(moments + f * B12, s->B, 12, "moments", err);
-        if (rc == SKF_OK && !isfinite(sq[f]))
-            rc = skf_fail(err, SKF_ERR_FORMAT, "moments: non-finite sum of squares");
-        if (rc != SKF_OK) {
-            skf_error_prefix(err, "frame %zu", f);
-            skf_error_set_place(err, NULL, NULL, -1, NULL, (int64_t)f);
-        }
-    }
-    if (rc != SKF_OK)
-        return rc;
-    int nt = s->threads;
-    if ((size_t)nt > F)
-        nt = (int)F;
-    skfi_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
-    if (nt > 1 && !ws)
-        return skf_fail(err, SKF_ERR_NOMEM, "solver: frames: out of memory (%d workspaces)", nt);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
-    for (long f = 0; f < (long)F; ++f) {
-        skfi_solve_ws *w = nt > 1 ? &ws[omp_get_thread_num()] : &s->ws;
-        memcpy(w->C, moments + (size_t)f * B12, B12 * sizeof *w->C);
-        w->U = sq[f];
-        skf_solve_stats st;
-        solve_one(s, w, NULL, transforms + (size_t)f * B12, s->opt.start, false, &st);
-        if (stats)
-            stats[f] = st;
-    }
-    if (ws)
-        free_workspaces(ws, nt);
-    return SKF_OK;
+    return solve_frames(s, F, NULL, moments, sq, transforms, stats, err);
 }
