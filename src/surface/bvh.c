@@ -337,18 +337,15 @@ static void closest_on_triangle(const double p[3], const double a[3], const doub
     bary[0] = 1 - v - w, bary[1] = v, bary[2] = w;
 }
 
-static double lohi_dist2(const double lo[3], const double hi[3], const double p[3])
+/* Squared distance from p to the box [lo, hi] (lo <= hi): per axis the one
+ * positive gap of lo − p and p − hi, without branches (the queries' hot
+ * loop; the same sums in the same order as a branching form) */
+static inline double lohi_dist2(const double lo[3], const double hi[3], const double p[3])
 {
-    double d2 = 0;
-    for (int a = 0; a < 3; ++a) {
-        double d = 0;
-        if (p[a] < lo[a])
-            d = lo[a] - p[a];
-        else if (p[a] > hi[a])
-            d = p[a] - hi[a];
-        d2 += d * d;
-    }
-    return d2;
+    double d0 = dmax(lo[0] - p[0], 0) + dmax(p[0] - hi[0], 0);
+    double d1 = dmax(lo[1] - p[1], 0) + dmax(p[1] - hi[1], 0);
+    double d2 = dmax(lo[2] - p[2], 0) + dmax(p[2] - hi[2], 0);
+    return d0 * d0 + d1 * d1 + d2 * d2;
 }
 
 static double box_dist2(const bvh_node *n, const double p[3])
