@@ -171,7 +171,8 @@ typedef struct skf_landmark {
 
 typedef struct skf_register_options {
     size_t node_count;          /* deformation-graph nodes; 0: SKF_REGISTER_DEFAULT_NODES */
-    size_t sample_count;        /* closest-point samples per direction per iteration; 0: 3000 */
+    size_t sample_count;        /* closest-point samples per direction; 0: 3000. The softest two
+                                   stages use all, the stiffer ones every 2nd / 3rd */
     int max_iterations;         /* per stiffness stage; 0: 30 */
     double unmatched_distance;  /* fraction of the source diagonal; 0: default */
     double unmatched_angle_deg; /* 0: default */

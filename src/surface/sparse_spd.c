@@ -38,8 +38,8 @@ void skfi_spd_free(skf_spd *s)
     skf_free(s);
 }
 
-skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
-                          const char *what, skf_spd **out, skf_error *err)
+/* A factor object for n unknowns: *out when it has n, else a new one. */
+static skf_spd *spd_for(size_t n, const char *what, skf_spd **out)
 {
     skf_spd *s = *out;
     if (s && s->n != n) {
@@ -50,13 +50,45 @@ skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint
     if (!s) {
         s = skf_calloc(1, sizeof *s);
         if (!s)
-            return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", what);
+            return NULL;
         snprintf(s->what, sizeof s->what, "%s", what);
         cholmod_start(&s->c);
         s->c.print = 0;
         s->c.error_handler = NULL;
         s->n = n;
     }
+    return s;
+}
+
+/* Numeric factorisation of A (the symbolic analysis of the first call is
+ * kept for refactorisations of the same pattern); *out = s on success, s
+ * freed on error. A is the caller's. */
+static skf_status spd_factorize(skf_spd *s, cholmod_sparse *A, bool free_A, const char *what, skf_spd **out,
+                                skf_error *err)
+{
+    size_t n = s->n;
+    if (!s->L)
+        s->L = cholmod_analyze(A, &s->c);
+    int ok = s->L && cholmod_factorize(A, s->L, &s->c);
+    if (free_A)
+        cholmod_free_sparse(&A, &s->c);
+    if (!ok || s->c.status != CHOLMOD_OK) {
+        bool posdef = s->c.status == CHOLMOD_NOT_POSDEF;
+        skfi_spd_free(s);
+        if (posdef)
+            return skf_fail(err, SKF_ERR_NUMERIC, "%s: the %zu×%zu system is not positive definite", what, n, n);
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu factorisation failed (out of memory)", what, n, n);
+    }
+    *out = s;
+    return SKF_OK;
+}
+
+skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
+                          const char *what, skf_spd **out, skf_error *err)
+{
+    skf_spd *s = spd_for(n, what, out);
+    if (!s)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", what);
     cholmod_triplet *T = cholmod_allocate_triplet(n, n, nnz ? nnz : 1, 1, CHOLMOD_REAL, &s->c);
     if (!T) {
         skfi_spd_free(s);
@@ -76,19 +108,28 @@ skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint
         skfi_spd_free(s);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu system: out of memory", what, n, n);
     }
-    if (!s->L) /* the symbolic analysis is kept for refactorisations of the same pattern */
-        s->L = cholmod_analyze(A, &s->c);
-    int ok = s->L && cholmod_factorize(A, s->L, &s->c);
-    cholmod_free_sparse(&A, &s->c);
-    if (!ok || s->c.status != CHOLMOD_OK) {
-        bool posdef = s->c.status == CHOLMOD_NOT_POSDEF;
-        skfi_spd_free(s);
-        if (posdef)
-            return skf_fail(err, SKF_ERR_NUMERIC, "%s: the %zu×%zu system is not positive definite", what, n, n);
-        return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu×%zu factorisation failed (out of memory)", what, n, n);
-    }
-    *out = s;
-    return SKF_OK;
+    return spd_factorize(s, A, true, what, out, err);
+}
+
+skf_status skfi_spd_factor_lower(size_t n, const int32_t *col_start, const int32_t *row, const double *val,
+                                const char *what, skf_spd **out, skf_error *err)
+{
+    skf_spd *s = spd_for(n, what, out);
+    if (!s)
+        return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory", what);
+    cholmod_sparse A = {.nrow = n,
+                        .ncol = n,
+                        .nzmax = (size_t)col_start[n],
+                        .p = (void *)col_start,
+                        .i = (void *)row,
+                        .x = (void *)val,
+                        .stype = -1,
+                        .itype = CHOLMOD_INT,
+                        .xtype = CHOLMOD_REAL,
+                        .dtype = CHOLMOD_DOUBLE,
+                        .sorted = 1,
+                        .packed = 1};
+    return spd_factorize(s, &A, false, what, out, err);
 }
 
 skf_status skfi_spd_solve(skf_spd *s, const double *b, size_t k, double *x, skf_error *err)

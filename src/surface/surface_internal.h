@@ -18,6 +18,12 @@ typedef struct skf_spd skf_spd;
  * reused (numeric refactorisation only); on error *out is freed and NULL. */
 skf_status skfi_spd_factor(size_t n, size_t nnz, const uint32_t *row, const uint32_t *col, const double *val,
                           const char *what, skf_spd **out, skf_error *err);
+/* The same from the lower triangle in compressed columns: col_start[n+1],
+ * row[nnz] (rows >= the column, ascending within a column), val[nnz]; no
+ * copy, no triplet sort (the registration refactors one pattern every
+ * iteration). *out as for skfi_spd_factor. */
+skf_status skfi_spd_factor_lower(size_t n, const int32_t *col_start, const int32_t *row, const double *val,
+                                const char *what, skf_spd **out, skf_error *err);
 /* x = A⁻¹ b for k right-hand sides, column-major [n*k] each; x may equal b.
  * Reuses the factor's workspace: no allocation after the first call with
  * the same k. */

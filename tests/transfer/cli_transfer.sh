@@ -69,11 +69,13 @@ bad_case "clip with no frames" "no frames" transfer --source emptyclip.glb --tar
 bad_case "missing file" "nope.glb" transfer --source nope.glb --target aw.glb --clip Walk -o bad.glb
 # Horse -> Deer transfers since issue 12 (registered); Cow -> Fox is refused after registration: with
 # LAPACK's SVD the registration converged to 0.698 % with 32.7 % of the target unmatched ('do not
-# register'); with the own 3x3 Jacobi SVD (last-bit different start) its last stage stops at the
-# iteration cap, 0.434 % > 0.25 % ('did not converge'), deterministically: the test expects that line.
+# register'); with the own 3x3 Jacobi SVD (last-bit different start) its last stage stopped at the
+# iteration cap, 0.434 % > 0.25 % ('did not converge'); since the coarse-to-fine samples of the stiff
+# stages (docs/transfer.md) it converges to 0.71 % with 33.2 % of the target unmatched ('do not
+# register'), deterministically: the test expects that line.
 horse="$data/quaternius/animals/Cow.glb"; deer="$data/quaternius/animals/Fox.glb"
 if [ -f "$horse" ] && [ -f "$deer" ]; then
-  bad_case "surfaces that do not match" "register: did not converge" transfer --source "$horse" --target "$deer" --clip Walk -o bad.glb --report bad.json
+  bad_case "surfaces that do not match" "rest surfaces do not register: residual 6.19 % of the diagonal before registration, 0.71 % after" transfer --source "$horse" --target "$deer" --clip Walk -o bad.glb --report bad.json
 else
   echo "skip: surfaces that do not match (shared data absent)"
 fi
