@@ -88,9 +88,13 @@ struct skf_deformation_transfer {
     uint32_t *need;            /* [nneed] vertices with a gradient of their own that are needed */
     size_t nneed;
     uint32_t *ttri;            /* [ntt*3] target triangles (copy) */
-    double *tedge;             /* [ntt*9] w_ij (r_i − r_j) of the 3 edges of every triangle */
-    double *P;                 /* [ntt*9] matched triangles: (V⁻¹ L) [w d₀ w d₁ w d₂] of their source triangle,
-                                  so that the edge targets are L⁻¹ Ṽ P (L⁻¹ applied per vertex at the end) */
+    /* the triangles of the least squares in their order (tl), what the
+     * frame reads of each, contiguous: */
+    uint32_t *tl_tri;          /* [ntl*3] vertices */
+    uint32_t *tl_slot;         /* [ntl] slot of the source triangle, SLOT_UNMATCHED */
+    double *tl_p;              /* [ntl*9] matched: P = (V⁻¹ L) [w d₀ w d₁ w d₂] of their source triangle, so
+                                  that the edge targets are L⁻¹ Ṽ P (L⁻¹ applied per vertex at the end);
+                                  unmatched: [w d₀ w d₁ w d₂], d_q = r_i − r_j of edge q */
     double *ew;                /* [ntt*3] edge weights w_ij */
     double *mu_v;              /* [nt] μ (ε + a_v) */
     double *rc0;               /* [nt*3] r − c⁰: rest minus the anchors at rest */
@@ -106,7 +110,7 @@ struct skf_deformation_transfer {
     double *ww;                /* w_vb */
     double *kr;                /* [nt*3] r_v (the [r; 1] rows of K) */
     double *H;                 /* [4nb × 4nb] Cholesky factor (lower, column-major) */
-    double *prior;             /* [4nb*3] ridge · identity, added to the reduced right-hand side */
+    double *prior;             /* [4nb*3] ridge · identity + Kᵀ μ (r − c⁰), added to the reduced right-hand side */
     double *rm;                /* [4nb*3] reduced right-hand side, then the solution (column-major) */
     double *rmi;               /* [4nb*3] the same, bone-interleaved */
     /* per frame */
@@ -121,9 +125,9 @@ void skf_deformation_transfer_free(skf_deformation_transfer *dt)
     if (!dt)
         return;
     void *arrays[] = {dt->used,  dt->stri, dt->sinv, dt->tri_slot, dt->vt_off, dt->vt_tri, dt->vt_w, dt->order,
-                      dt->parent, dt->ttri, dt->tedge, dt->ew,      dt->mu_v,   dt->rc0,    dt->ei,   dt->ej,
+                      dt->parent, dt->ttri, dt->tl_tri, dt->ew,      dt->mu_v,   dt->rc0,    dt->ei,   dt->ej,
                       dt->ed,    dt->wo,   dt->wb,   dt->ww,       dt->kr,     dt->H,      dt->prior, dt->rm,    dt->rmi,
-                      dt->vs,    dt->qt,   dt->rhs,  dt->rhs_cm,   dt->P,      dt->need, dt->tl};
+                      dt->vs,    dt->qt,   dt->rhs,  dt->rhs_cm,   dt->tl_p,   dt->need, dt->tl, dt->tl_slot};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         skf_free(arrays[i]);
     skfi_spd_free(dt->spd);
@@ -593,6 +597,21 @@ static skf_status factor_subspace(skf_deformation_transfer *dt, const skf_dt_opt
         if (d % 4 < 3) /* identity linear part: row c of M_b has 1 at column c */
             dt->prior[(d % 4) * D + d] = ridge;
     }
+    /* the constant part of the reduced right-hand side: Kᵀ μ (r − c⁰), the
+     * screening term's rest offset (the frame adds Kᵀ (L⁻¹ b + μ c)) */
+    for (size_t v = 0; v < nt; ++v) {
+        const double *r = dt->kr + 3 * v, *rc = dt->rc0 + 3 * v;
+        for (size_t a = dt->wo[v]; a < dt->wo[v + 1]; ++a) {
+            size_t d = 4 * (size_t)dt->wb[a];
+            double w = dt->ww[a] * dt->mu_v[v];
+            for (int c = 0; c < 3; ++c) {
+                double g = w * rc[c];
+                for (int q = 0; q < 3; ++q)
+                    dt->prior[(size_t)c * D + d + (size_t)q] += g * r[q];
+                dt->prior[(size_t)c * D + d + 3] += g;
+            }
+        }
+    }
     if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)D, dt->H, (lapack_int)D) != 0)
         return skf_fail(err, SKF_ERR_NUMERIC, "deformation transfer: the %zu-bone subspace system is not positive definite",
                         nb);
@@ -649,13 +668,11 @@ skf_status skf_deformation_transfer_new(const double *source_rest, size_t source
     dt->qt = skf_malloc_array(nt * 9, sizeof(double));
     dt->rhs = skf_malloc_array(nt * 3, sizeof(double));
     dt->rhs_cm = dt->nb ? NULL : skf_malloc_array(nt * 3, sizeof(double));
-    dt->P = skf_malloc_array(ntt * 9 + 1, sizeof(double));
     dt->mu_v = skf_malloc_array(nt, sizeof(double));
     dt->rc0 = skf_malloc_array(nt * 3, sizeof(double));
-    dt->tedge = skf_malloc_array(ntt * 9 + 1, sizeof(double));
     dt->ew = skf_malloc_array(ntt * 3 + 1, sizeof(double));
-    if (!edges || !dt->ttri || !dt->kr || !dt->qt || !dt->rhs || (!dt->nb && !dt->rhs_cm) || !dt->P || !dt->mu_v ||
-        !dt->rc0 || !dt->tedge || !dt->ew) {
+    if (!edges || !dt->ttri || !dt->kr || !dt->qt || !dt->rhs || (!dt->nb && !dt->rhs_cm) || !dt->mu_v ||
+        !dt->rc0 || !dt->ew) {
         st = skf_fail(err, SKF_ERR_NOMEM, "deformation transfer: %zu target vertices: out of memory", nt);
         goto done;
     }
@@ -676,7 +693,10 @@ skf_status skf_deformation_transfer_new(const double *source_rest, size_t source
     dt->ntl = dt->nb && ntt > SUBSPACE_MAX_TRIANGLES ? SUBSPACE_MAX_TRIANGLES : ntt;
     dt->tl = skf_malloc_array(dt->ntl + 1, sizeof(uint32_t));
     dt->tri_slot = skf_malloc_array(ntt + 1, sizeof(uint32_t));
-    if (!dt->tl || !dt->tri_slot) {
+    dt->tl_tri = skf_malloc_array(dt->ntl * 3 + 1, sizeof(uint32_t));
+    dt->tl_slot = skf_malloc_array(dt->ntl + 1, sizeof(uint32_t));
+    dt->tl_p = skf_malloc_array(dt->ntl * 9 + 1, sizeof(double));
+    if (!dt->tl || !dt->tri_slot || !dt->tl_tri || !dt->tl_slot || !dt->tl_p) {
         st = skf_fail(err, SKF_ERR_NOMEM, "deformation transfer: %zu triangles: out of memory", ntt);
         goto done;
     }
@@ -706,12 +726,22 @@ skf_status skf_deformation_transfer_new(const double *source_rest, size_t source
                 w = scale * (RIGID_FLOOR + rr * rr);
             }
             dt->ew[3 * t + (size_t)q] = w;
-            for (int a = 0; a < 3; ++a)
-                dt->tedge[9 * t + 3 * (size_t)q + (size_t)a] = w * (target_rest[3 * i + a] - target_rest[3 * j + a]);
         }
-    for (size_t t = 0; t < ntt; ++t)
-        if (dt->tri_slot[t] < SLOT_SKIPPED)
-            mul33(dt->P + 9 * t, dt->sinv + 9 * (size_t)dt->tri_slot[t], dt->tedge + 9 * t);
+    for (size_t n = 0; n < dt->ntl; ++n) {
+        size_t t = dt->tl[n];
+        double te[9];
+        for (int q = 0; q < 3; ++q) {
+            uint32_t i = target_triangles[3 * t + (size_t)q], j = target_triangles[3 * t + (size_t)(q + 1) % 3];
+            for (int a = 0; a < 3; ++a)
+                te[3 * q + a] = dt->ew[3 * t + (size_t)q] * (target_rest[3 * i + a] - target_rest[3 * j + a]);
+        }
+        memcpy(dt->tl_tri + 3 * n, target_triangles + 3 * t, 3 * sizeof(uint32_t));
+        dt->tl_slot[n] = dt->tri_slot[t];
+        if (dt->tri_slot[t] != SLOT_UNMATCHED)
+            mul33(dt->tl_p + 9 * n, dt->sinv + 9 * (size_t)dt->tri_slot[t], te);
+        else
+            memcpy(dt->tl_p + 9 * n, te, sizeof te);
+    }
     size_t nme = skfi_mesh_edges(target_triangles, ntt, NULL, edges);
     if (!dt->nb && (st = glue_pieces(dt, target_rest, edges, nme, err)))
         goto done;
@@ -776,12 +806,12 @@ static skf_status solve_subspace(skf_deformation_transfer *dt, const double *b, 
     double *ri = dt->rmi;
     memset(ri, 0, D * 3 * sizeof(double));
     for (size_t v = 0; v < nt; ++v) {
-        const double *r = dt->kr + 3 * v, *bp = b + 3 * v, *an = anchor + 3 * v, *rc = dt->rc0 + 3 * v;
+        const double *r = dt->kr + 3 * v, *bp = b + 3 * v, *an = anchor + 3 * v;
         double bv[3];
         mul3v(bv, dt->Linv, bp);
         double mu = dt->mu_v[v];
         for (int c = 0; c < 3; ++c)
-            bv[c] += mu * (an[c] + rc[c]);
+            bv[c] += mu * an[c];
         for (size_t a = dt->wo[v]; a < dt->wo[v + 1]; ++a) {
             double *m = ri + 12 * (size_t)dt->wb[a], w = dt->ww[a];
             double g0 = w * bv[0], g1 = w * bv[1], g2 = w * bv[2];
@@ -845,11 +875,10 @@ skf_status skf_deformation_transfer_frame(skf_deformation_transfer *dt, const do
     double *b = dt->rhs;
     memset(b, 0, nt * 3 * sizeof(double));
     for (size_t n = 0; n < dt->ntl; ++n) {
-        size_t t = dt->tl[n];
-        const uint32_t *f = dt->ttri + 3 * t;
+        const uint32_t *f = dt->tl_tri + 3 * n;
         double G[9];
-        if (dt->tri_slot[t] != SLOT_UNMATCHED) {
-            const double *V = dt->vs + 9 * (size_t)dt->tri_slot[t], *P = dt->P + 9 * t;
+        if (dt->tl_slot[n] != SLOT_UNMATCHED) {
+            const double *V = dt->vs + 9 * (size_t)dt->tl_slot[n], *P = dt->tl_p + 9 * n;
             for (int k = 0; k < 3; ++k) {
                 double p0 = P[3 * k], p1 = P[3 * k + 1], p2 = P[3 * k + 2];
                 double g0 = V[0] * p0 + V[3] * p1 + V[6] * p2, g1 = V[1] * p0 + V[4] * p1 + V[7] * p2,
@@ -864,7 +893,7 @@ skf_status skf_deformation_transfer_frame(skf_deformation_transfer *dt, const do
             for (int a = 0; a < 9; ++a)
                 qm[a] = (dt->qt[9 * f[0] + a] + dt->qt[9 * f[1] + a] + dt->qt[9 * f[2] + a]) / 3;
             mul33(qm, dt->L, qm);
-            mul33(G, qm, dt->tedge + 9 * t);
+            mul33(G, qm, dt->tl_p + 9 * n);
         }
         for (int k = 0; k < 3; ++k) {
             double *bi = b + 3 * (size_t)f[k], *bj = b + 3 * (size_t)f[(k + 1) % 3];
