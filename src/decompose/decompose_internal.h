@@ -4,6 +4,13 @@
 
 #include "skinfit/decompose.h"
 
+/* A block of doubles reused across calls (the weight pass's large buffers);
+ * mem NULL, n 0 when empty; the owner frees mem. */
+typedef struct skfi_decompose_arena {
+    double *mem;
+    size_t n;
+} skfi_decompose_arena;
+
 typedef struct skfi_decompose_ctx {
     size_t N, F;
     const double *frames; /* [F*3N] */
@@ -19,6 +26,7 @@ typedef struct skfi_decompose_ctx {
     const size_t *adj_off;
     const uint32_t *adj;
     const uint32_t *rep; /* [N] the lowest-sorted vertex at the same rest position */
+    skfi_decompose_arena *arena; /* the weight pass's buffers across calls, or NULL */
     const skf_limits *limits; /* skf_decompose_options.limits, for the solvers */
 } skfi_decompose_ctx;
 

@@ -150,6 +150,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     skfi_decompose_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
                 .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap};
     c.diag = skf_bbox_diagonal(N, rest);
+    skfi_decompose_arena arena = {NULL, 0};
+    c.arena = &arena;
     skf_status st = SKF_OK;
     c.adj_off = adj_off;
     c.adj = adj;
@@ -423,6 +425,7 @@ done:
     skf_free(fstats);
     skf_free(moments);
     skf_free(sq);
+    skf_free(arena.mem);
     skf_free(adj_off);
     skf_free(adj);
     skf_free(rep_of);

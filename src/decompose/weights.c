@@ -18,6 +18,7 @@
 
 #include <cblas.h>
 #include <float.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +81,20 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * = row r, column p of T_fi, so that h_ij = Σ_f T_fiᵀ u_fj is row j of the
      * product (trajectories, N×3F) × Tall; with centred trajectories
      * u − o, h_ij = Σ_f T_fiᵀ (u_fj − o) + k_i, k_i = Σ_f T_fiᵀ o. */
-    double *Tall = skf_malloc_array(F3 * B4, sizeof *Tall);
+    /* The large buffers (stacked transforms, moment sums, each thread's
+     * block matrices) come from one block kept across calls in c->arena
+     * when there is one: allocating them per call cost page faults on every
+     * alternation (a fifth of a 20-bone Bone_Anim run in the kernel). */
+    size_t nt = (size_t)omp_get_max_threads();
+    size_t per_thread = F3 * SB + F3 * B4 + (moments ? B4 * F3 : 0);
+    size_t need = F3 * B4 + (moments ? NP * B * F * 12 : 0) + nt * per_thread;
+    skfi_decompose_arena local = {NULL, 0}, *ar = c->arena ? c->arena : &local;
+    if (ar->n < need) {
+        skf_free(ar->mem);
+        ar->mem = skf_malloc_array(need, sizeof *ar->mem);
+        ar->n = ar->mem ? need : 0;
+    }
+    double *Tall = ar->mem;
     double *G4 = skf_malloc_array(B4 * B4, sizeof *G4);
     double *G = skf_malloc_array(B * B * 16, sizeof *G);
     double *kv = skf_calloc(B4, sizeof *kv);
@@ -90,17 +104,16 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     bool ok0 = Tall && G4 && G && kv && (!warm || !c->adj_off || (old_wb && old_w)) &&
                (!moments || acc);
     for (size_t p = 0; ok0 && acc && p < NP; ++p) {
-        acc[p].C = skf_malloc_array(B * F * 12, sizeof *acc[p].C);
+        acc[p].C = Tall + F3 * B4 + p * B * F * 12;
         acc[p].used = skf_calloc(B, sizeof *acc[p].used);
-        ok0 = acc[p].C && acc[p].used;
+        ok0 = acc[p].used != NULL;
     }
     if (!ok0) {
-        for (size_t p = 0; acc && p < NP; ++p) {
-            skf_free(acc[p].C);
+        for (size_t p = 0; acc && p < NP; ++p)
             skf_free(acc[p].used);
-        }
         skf_free(acc);
-        skf_free(Tall);
+        if (ar == &local)
+            skf_free(local.mem);
         skf_free(G4);
         skf_free(G);
         skf_free(kv);
@@ -140,18 +153,18 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     {
         double *cb = skf_malloc_array(B, sizeof *cb);
         double *eb = skf_malloc_array(B, sizeof *eb);
-        double *ublk = skf_malloc_array(F3 * SB, sizeof *ublk);
-        double *Tg = skf_malloc_array(F3 * B4, sizeof *Tg);
+        double *mine = Tall + F3 * B4 + (moments ? NP * B * F * 12 : 0) +
+                       (size_t)omp_get_thread_num() * per_thread;
+        double *ublk = mine, *Tg = mine + F3 * SB;
+        double *R = moments ? Tg + F3 * B4 : NULL;
         double *H = skf_malloc_array(SB * B4, sizeof *H);
         double *Am = moments ? skf_malloc_array(SB * B4, sizeof *Am) : NULL;
-        double *R = moments ? skf_malloc_array(B4 * F3, sizeof *R) : NULL;
         size_t *list = skf_malloc_array(B, sizeof *list);
         size_t *own = skf_malloc_array(B, sizeof *own);
         size_t *pos = skf_malloc_array(B, sizeof *pos);
         uint32_t *mark = skf_calloc(B, sizeof *mark);
         uint32_t *mark2 = skf_calloc(B, sizeof *mark2);
-        bool ok = cb && eb && ublk && Tg && H && list && own && pos && mark && mark2 &&
-                  (!moments || (Am && R));
+        bool ok = cb && eb && H && list && own && pos && mark && mark2 && (!moments || Am);
         if (!ok) {
 #pragma omp atomic write
             failed = 1;
@@ -374,11 +387,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         }
         skf_free(cb);
         skf_free(eb);
-        skf_free(ublk);
-        skf_free(Tg);
         skf_free(H);
         skf_free(Am);
-        skf_free(R);
         skf_free(list);
         skf_free(own);
         skf_free(pos);
@@ -396,12 +406,11 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                             moments[(f * B + b) * 12 + (size_t)e] += acc[p].C[(b * F + f) * 12 + (size_t)e];
         }
     }
-    for (size_t p = 0; acc && p < NP; ++p) {
-        skf_free(acc[p].C);
+    for (size_t p = 0; acc && p < NP; ++p)
         skf_free(acc[p].used);
-    }
     skf_free(acc);
-    skf_free(Tall);
+    if (ar == &local)
+        skf_free(local.mem);
     skf_free(G);
     skf_free(kv);
     skf_free(old_wb);
