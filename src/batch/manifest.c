@@ -219,24 +219,30 @@ static skf_status parse_job(skf_batch *b, size_t i, json_t *job, json_t *default
 static bool name_used(const skf_batch *b, size_t except, const char *name)
 {
     for (size_t m = 0; m < b->job_count; ++m)
-        if (m != except && b->jobs[m].name && !strcmp(b->jobs[m].name, name))
+        if (m != except && b->jobs[m].name && !strcasecmp(b->jobs[m].name, name))
             return true;
     return false;
 }
 
 /* A derived name that collides with an earlier job's gets "-2", "-3", ... in
- * manifest order; a collision of an explicit name is an error. */
+ * manifest order; a collision of an explicit name is an error. Compared
+ * without case: on a case-insensitive file system "Fox" and "fox" write the
+ * same files (outputs and per-clip checkpoints). */
 static skf_status unique_names(skf_batch *b, json_t *jobs, skf_error *err)
 {
     for (size_t i = 0; i < b->job_count; ++i) {
         size_t k = 0;
-        while (k < i && strcmp(b->jobs[k].name, b->jobs[i].name) != 0)
+        while (k < i && strcasecmp(b->jobs[k].name, b->jobs[i].name) != 0)
             ++k;
         if (k == i)
             continue;
         if (json_object_get(json_array_get(jobs, i), "name"))
-            return skf_fail(err, SKF_ERR_FORMAT, "%s: jobs[%zu].name: '%s' is already used by jobs[%zu]",
-                            b->manifest_path, i, b->jobs[i].name, k);
+            return skf_fail(err, SKF_ERR_FORMAT, "%s: jobs[%zu].name: '%s' is already used by jobs[%zu]%s",
+                            b->manifest_path, i, b->jobs[i].name, k,
+                            strcmp(b->jobs[k].name, b->jobs[i].name)
+                                ? " (names that differ only in case write the same files on a "
+                                  "case-insensitive file system)"
+                                : "");
         char buf[SKF_BATCH_MAX_NAME + 32];
         for (int suffix = 2;; ++suffix) {
             snprintf(buf, sizeof buf, "%.*s-%d", SKF_BATCH_MAX_NAME, b->jobs[i].name, suffix);

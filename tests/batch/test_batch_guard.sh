@@ -37,6 +37,26 @@ printf '{"defaults":{"source":"creature.glb","clips":["Walk"],"fps":4},"jobs":[{
 "$bin" batch m/self.json -o m > o.txt 2> e.txt; rc=$?
 check "[ $rc = 1 ] && grep -q 'm/aw.glb: refusing to overwrite an input file (jobs\\[0\\].target)' e.txt" "job output onto its target refused: $(cat e.txt)"
 
+# per-clip checkpoints (OUTDIR/<name>.clip-<k>.ckpt) are outputs too: a job
+# whose checkpoint would replace its target (and then delete it, when the job
+# completes) or the manifest is refused before anything runs
+mkdir -p k
+cp aw.glb k/aw2.clip-0.ckpt
+sum=$(cksum < k/aw2.clip-0.ckpt)
+printf '{"defaults":{"source":"creature.glb","clips":["Walk"],"fps":4},"jobs":[{"name":"aw2","target":"k/aw2.clip-0.ckpt"}]}\n' > ck.json
+"$bin" batch ck.json -o k > o.txt 2> e.txt; rc=$?
+check "[ $rc = 1 ] && grep -q 'k/aw2.clip-0.ckpt: refusing to overwrite an input file (jobs\\[0\\].target)' e.txt" "checkpoint onto the job's target refused: $(cat e.txt)"
+check "[ \"\$(cksum < k/aw2.clip-0.ckpt 2>/dev/null)\" = \"$sum\" ] && [ ! -e k/aw2.glb ]" "target unchanged, nothing run"
+printf '{"defaults":{"source":"../creature.glb","target":"../aw.glb","clips":["Walk"],"fps":4},"jobs":[{"name":"j"}, {"name":"m"}]}\n' > k/m.clip-12.ckpt
+sum=$(cksum < k/m.clip-12.ckpt)
+"$bin" batch k/m.clip-12.ckpt -o k > o.txt 2> e.txt; rc=$?
+check "[ $rc = 1 ] && grep -q 'k/m.clip-12.ckpt: refusing to overwrite an input file (the manifest)' e.txt && [ \"\$(cksum < k/m.clip-12.ckpt)\" = \"$sum\" ]" "checkpoint of jobs[1] onto the manifest refused: $(cat e.txt)"
+# names equal but for case write the same files (outputs and checkpoints) on a
+# case-insensitive file system
+printf '{"defaults":{"source":"creature.glb","clips":["Walk"],"fps":4},"jobs":[{"name":"Fox","target":"aw.glb"},{"name":"fox","target":"aw.glb"}]}\n' > case.json
+"$bin" batch case.json -o out_case > o.txt 2> e.txt; rc=$?
+check "[ $rc = 1 ] && grep -q \"case.json: jobs\\[1\\].name: 'fox' is already used by jobs\\[0\\] (names that differ only in case\" e.txt && [ ! -e out_case/summary.json ]" "names equal but for case refused at parse time: $(cat e.txt)"
+
 # the lock: live owner refused, stale owner taken over
 printf '{"defaults":{"source":"creature.glb","fps":4},"jobs":[{"name":"a","target":"aw.glb","clips":["Walk"]}]}\n' > j.json
 mkdir -p L

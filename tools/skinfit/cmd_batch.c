@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -275,10 +277,35 @@ static int lock_outdir(const char *outdir, size_t shard_k, size_t shard_n)
     return EXIT_OK;
 }
 
+/* The job named `name` (a member of this run) whose checkpoint file is
+ * `entry` (<name>.clip-<k>.ckpt, batch_checkpoint.c), or SIZE_MAX. */
+static size_t checkpoint_owner(const skf_batch *b, const bool *members, const char *entry)
+{
+    size_t n = strlen(entry);
+    if (n < 5 || strcmp(entry + n - 5, ".ckpt") != 0)
+        return SIZE_MAX;
+    size_t d = n - 5;
+    while (d > 0 && entry[d - 1] >= '0' && entry[d - 1] <= '9')
+        --d;
+    if (d == n - 5 || d < 7 || strncmp(entry + d - 6, ".clip-", 6) != 0)
+        return SIZE_MAX;
+    size_t name_len = d - 6;
+    for (size_t i = 0; i < b->job_count; ++i)
+        if (members[i] && strlen(b->jobs[i].name) == name_len &&
+            !strncasecmp(b->jobs[i].name, entry, name_len))
+            return i;
+    return SIZE_MAX;
+}
+
 /* No job output may replace a file the batch reads (the manifest, a job's
  * source or target) or the summary: checked by file identity before any
  * job runs. Job names cannot collide with each other's files or the summary
- * (reserved names are refused by the manifest parser). */
+ * (reserved names are refused by the manifest parser, names equal but for
+ * case too). The per-clip checkpoints OUTDIR/<name>.clip-<k>.ckpt are outputs
+ * as well (written while the job runs, removed when it completes — so an
+ * input there would be replaced, then deleted): every file of OUTDIR named
+ * like a checkpoint of a job of this run is checked too (a file that does not
+ * exist cannot be an input; clip counts are known only once a source loads). */
 static int check_outputs(const skf_batch *b, const char *manifest, const char *outdir,
                          const bool *members)
 {
@@ -302,6 +329,15 @@ static int check_outputs(const skf_batch *b, const char *manifest, const char *o
             snprintf(path, sizeof path, "%s/%s%s", outdir, b->jobs[i].name, ext[e]);
             rc = cli_guard_check_file(&g, path);
         }
+    DIR *dir = rc ? NULL : opendir(outdir);
+    for (struct dirent *de; dir && !rc && (de = readdir(dir));) {
+        if (checkpoint_owner(b, members, de->d_name) == SIZE_MAX)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
+        rc = cli_guard_check_file(&g, path);
+    }
+    if (dir)
+        closedir(dir);
     cli_guard_release(&g);
     return rc;
 }
