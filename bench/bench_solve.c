@@ -8,8 +8,14 @@
  * thread). Also: 30 bones (the anchor's size), inexact targets (1 % noise),
  * a transfer-like case (targets from one rig, solved with another rig's
  * weights: sweeps vs Newton, CPU time) and the rotation-only pass.
+ * Last, a 500-bone target (issue 17 §3): the same generator at 500 joints and
+ * 20,000 vertices, and a rig of 25 chains of 20 joints (depth 21); per-frame
+ * CPU of the free clip solve and of the rotation-only pass on it (one thread),
+ * exact LBS targets and targets of other weights, and their ratio.
  *
- * Usage: bench_solve [repetitions=5]  (prints the minimum over repetitions). */
+ * Usage: bench_solve [repetitions=5] [frames of the 500-bone case=6]
+ * (prints the minimum over repetitions). BENCH_SOLVE_BIG_ONLY=1 runs only the
+ * 500-bone case, BENCH_SOLVE_BIG=0 skips it. */
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 #include "../tests/solve/synth.h"
@@ -74,6 +80,70 @@ static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
             synth_keep_nearest(4, &nb, best, bd, i, dd);
         }
         /* 1..4 influences, the nearest dominant (like painted weights) */
+        size_t k = 1 + (size_t)(synth_uniform(r) * 4);
+        double sum = 0;
+        for (size_t q = 0; q < k; ++q) {
+            g->bone[m + q] = (uint32_t)best[q];
+            g->weight[m + q] = 1.0 / (bd[q] * bd[q]);
+            sum += g->weight[m + q];
+        }
+        for (size_t q = 0; q < k; ++q)
+            g->weight[m + q] /= sum;
+        m += k;
+        g->offsets[j + 1] = m;
+    }
+}
+
+/* A rig of `chains` chains of `len` joints hanging off one root (tentacles:
+ * depth len + 1), each chain a gently curving line; vertices around the joints,
+ * weights as make_rig's (nearest joints, so mostly a joint and its chain
+ * neighbours, and the root's region shared by the chains' first joints). */
+static void make_chain_rig(rig_case *c, synth_rng *r, size_t chains, size_t len, size_t n)
+{
+    const size_t B = 1 + chains * len;
+    c->B = B;
+    c->n = n;
+    c->parent = malloc(B * sizeof *c->parent);
+    c->bind = malloc(16 * B * sizeof *c->bind);
+    c->b = malloc(3 * B * sizeof *c->b);
+    for (size_t i = 0; i < B; ++i) {
+        double *m = c->bind + 16 * i;
+        skf_mat4_identity(m);
+        if (i == 0) {
+            c->parent[i] = -1;
+        } else {
+            size_t ch = (i - 1) / len, at = (i - 1) % len;
+            c->parent[i] = at == 0 ? 0 : (int32_t)(i - 1);
+            double az = 6.283185307179586 * (double)ch / (double)chains, el = 0.6 * sin(3.0 * (double)ch);
+            double d[3] = {cos(az) * cos(el), sin(az) * cos(el), sin(el)};
+            for (int k = 0; k < 3; ++k)
+                m[12 + k] = c->b[3 * (size_t)c->parent[i] + k] + 0.2 * d[k] + synth_range(r, -0.03, 0.03);
+        }
+        memcpy(c->b + 3 * i, m + 12, 3 * sizeof(double));
+    }
+    synth_rig *g = &c->g;
+    memset(g, 0, sizeof *g);
+    g->n = n;
+    g->B = B;
+    g->K = 4;
+    g->rest = malloc(3 * n * sizeof(double));
+    g->offsets = malloc((n + 1) * sizeof(size_t));
+    g->bone = malloc(4 * n * sizeof(uint32_t));
+    g->weight = malloc(4 * n * sizeof(double));
+    g->offsets[0] = 0;
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j) {
+        size_t at = j % B;
+        double *v = g->rest + 3 * j;
+        for (int k = 0; k < 3; ++k)
+            v[k] = c->b[3 * at + k] + synth_range(r, -0.08, 0.08);
+        size_t best[4];
+        double bd[4];
+        size_t nb = 0;
+        for (size_t i = 0; i < B; ++i) {
+            double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
+            synth_keep_nearest(4, &nb, best, bd, i, skf_dot3(d, d) + 1e-4);
+        }
         size_t k = 1 + (size_t)(synth_uniform(r) * 4);
         double sum = 0;
         for (size_t q = 0; q < k; ++q) {
@@ -213,7 +283,7 @@ static double rotonly_time(const rig_case *c, const double *targets, size_t F, i
     skf_solver *s = NULL;
     skf_error err;
     skf_solver_new(&rig, &opt, &s, &err);
-    skf_skeleton sk = {c->B, c->parent, c->bind};
+    skf_skeleton sk = {c->B, c->parent, c->bind, NULL};
     skf_rotonly *ro = NULL;
     if (!s || skf_rotonly_new(s, &sk, NULL, &ro, &err) != SKF_OK) {
         fprintf(stderr, "bench_solve: %s\n", err.message);
@@ -321,9 +391,127 @@ static void transfer_like(const rig_case *c, const double *targets, size_t F)
     free(weight);
 }
 
+/* Weights of another rig on the same rest points and joints: ∝ 1/d over the
+ * 8 nearest joints (transfer_like's), into off/bone/weight. */
+static void diffuse_weights(const rig_case *c, size_t *off, uint32_t *bone, double *weight)
+{
+    const size_t n = c->n, B = c->B, K = 8;
+    off[0] = 0;
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j) {
+        const double *v = c->g.rest + 3 * j;
+        size_t best[8];
+        double bd[8];
+        size_t nb = 0;
+        for (size_t i = 0; i < B; ++i) {
+            double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
+            synth_keep_nearest(K, &nb, best, bd, i, sqrt(skf_dot3(d, d)) + 1e-3);
+        }
+        double sum = 0;
+        for (size_t q = 0; q < nb; ++q)
+            sum += 1.0 / bd[q];
+        for (size_t q = 0; q < nb; ++q) {
+            bone[m] = (uint32_t)best[q];
+            weight[m++] = 1.0 / bd[q] / sum;
+        }
+        off[j + 1] = m;
+    }
+}
+
+/* The 500-bone target: free clip solve (one thread, default method: the
+ * sweeps alone above 256 bones) and the rotation-only pass on its result,
+ * CPU seconds per frame, on exact targets and on targets made with other
+ * weights (a transfer: the rig cannot reach them). */
+static void big_case(const char *label, const rig_case *c, const double *targets, size_t F)
+{
+    const size_t n = c->n, B = c->B;
+    size_t *off = malloc((n + 1) * sizeof *off);
+    uint32_t *bone = malloc(8 * n * sizeof *bone);
+    double *weight = malloc(8 * n * sizeof *weight);
+    diffuse_weights(c, off, bone, weight);
+    double *T = malloc(F * B * 12 * sizeof *T), *Tr = malloc(B * 12 * sizeof *Tr);
+    for (int other = 0; other < 2; ++other) {
+        skf_solve_rig rig = other ? (skf_solve_rig){n, c->g.rest, off, bone, weight, B, NULL}
+                                  : synth_rig_view(&c->g);
+        skf_solve_options opt = {0};
+        opt.threads = 1;
+        skf_solver *s = NULL;
+        skf_error err;
+        if (skf_solver_new(&rig, &opt, &s, &err) != SKF_OK) {
+            fprintf(stderr, "bench_solve: %s\n", err.message);
+            exit(1);
+        }
+        for (size_t i = 0; i < B; ++i)
+            skf_transform34_identity(T + 12 * i);
+        double c0 = cpu_now();
+        if (skf_solver_clip(s, F, targets, T, NULL, NULL, &err) != SKF_OK) {
+            fprintf(stderr, "bench_solve: %s\n", err.message);
+            exit(1);
+        }
+        double c1 = cpu_now();
+        skf_skeleton sk = {B, c->parent, c->bind, NULL};
+        skf_rotonly *ro = NULL;
+        if (skf_rotonly_new(s, &sk, NULL, &ro, &err) != SKF_OK) {
+            fprintf(stderr, "bench_solve: %s\n", err.message);
+            exit(1);
+        }
+        double c2 = cpu_now(), it = 0, rms = 0;
+        for (size_t f = 0; f < F; ++f) {
+            skf_rotonly_stats st;
+            if (skf_rotonly_frame(ro, targets + f * 3 * n, T + f * B * 12, Tr, f > 0, &st, &err) != SKF_OK) {
+                fprintf(stderr, "bench_solve: %s\n", err.message);
+                exit(1);
+            }
+            it += st.iterations / (double)F;
+            rms = fmax(rms, st.rms / skf_solver_diagonal(s));
+        }
+        double c3 = cpu_now();
+        double fr = (c1 - c0) / (double)F, rr = (c3 - c2) / (double)F;
+        printf("%-26s %-13s %6zu %5zu %3zu %10.1f %10.1f %7.2f %8.2f %9.1f  (max rms %.2g of diag)\n", label,
+               other ? "other weights" : "exact LBS", n, B, F, 1e3 * fr, 1e3 * rr, rr / fr, it,
+               1e3 * (c2 - c1), rms);
+        skf_rotonly_free(ro);
+        skf_solver_free(s);
+    }
+    free(T);
+    free(Tr);
+    free(off);
+    free(bone);
+    free(weight);
+}
+
+static void big_cases(size_t F)
+{
+    const size_t n = 20000;
+    printf("500-bone target, one thread, CPU ms per frame (free: the clip solve; rotation-only: its pass "
+           "on the free result)\n");
+    printf("%-26s %-13s %6s %5s %3s %10s %10s %7s %8s %9s\n", "rig", "targets", "verts", "bones", "F",
+           "free ms/f", "rot ms/f", "rot/free", "LM it/f", "rot new ms");
+    double *targets = malloc(F * 3 * n * sizeof *targets);
+    for (int kind = 0; kind < 2; ++kind) {
+        synth_rng r = {0x5eed + 500 + (uint64_t)kind};
+        rig_case c;
+        if (kind == 0)
+            make_rig(&c, &r, 500, n);
+        else
+            make_chain_rig(&c, &r, 25, 20, n);
+        make_clip(&c, &r, F, 0, targets);
+        big_case(kind == 0 ? "random joint tree" : "25 chains x 20 joints", &c, targets, F);
+        free_rig(&c);
+    }
+    free(targets);
+}
+
 int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 5;
+    size_t big_frames = argc > 2 && atoi(argv[2]) > 0 ? (size_t)atoi(argv[2]) : 6;
+    const char *big_env = getenv("BENCH_SOLVE_BIG");
+    bool big = !big_env || strcmp(big_env, "0") != 0;
+    if (getenv("BENCH_SOLVE_BIG_ONLY")) {
+        big_cases(big_frames);
+        return 0;
+    }
     if (reps < 1)
         reps = 1;
     const size_t F = 24, n = 5000;
@@ -366,6 +554,8 @@ int main(int argc, char **argv)
             free_rig(&c);
         }
     free(targets);
+    if (big)
+        big_cases(big_frames);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak memory (whole process, all cases): %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);

@@ -258,6 +258,14 @@ typedef struct skf_skeleton {
     size_t joint_count;           /* must equal the solver's bone count */
     const int32_t *parent;        /* [B] */
     const double *bind_to_world;  /* [B*16] */
+    /* [B*3] or NULL: the offset d_i of joint i from its parent joint in rest space at
+     * bind pose, so that p_i = p_parent + G_parent d_i (entries of roots are ignored).
+     * NULL: d_i = b_i − b_parent from bind_to_world. A glTF's inverse bind matrices
+     * are float32: 2e4 units from the origin their translations carry 1e-3 of
+     * rounding, which b_i − b_parent keeps but the node hierarchy (the lengths a
+     * player keeps) does not; the transfer passes the node hierarchy's offsets
+     * (docs/transfer.md, "Rotation-only"). */
+    const double *offset;
 } skf_skeleton;
 
 typedef struct skf_rotonly_options {

@@ -11,17 +11,22 @@
  * Model (docs/solver.md): joint_world_i = joint_world_parent × [local rotation | o_i]
  * with o_i fixed at the bind value. With uniform bind scales this is, in bind
  * space, T_i = [G_i | p_i − G_i b_i], G_i a rotation, b_i the bind world
- * position of joint i, and p_i = p_parent + G_parent (b_i − b_parent) (roots:
- * p_i free). Parameters: G_i = G_parent Q_i with Q_i the relative rotations,
- * and p_root. Lengths ‖p_i − p_parent‖ = ‖b_i − b_parent‖ hold by construction,
+ * position of joint i, and p_i = p_parent + G_parent d_i (roots: p_i free),
+ * d_i the bind offset from the parent (skf_skeleton.offset, else b_i − b_parent). Parameters: G_i = G_parent Q_i with Q_i the relative rotations,
+ * and p_root. Lengths ‖p_i − p_parent‖ = ‖d_i‖ hold by construction,
  * whatever the iterate.
  *
  * Residual r_j = Σ_i w_ij T_i ṽ_j − u_j. A step δθ_a (world frame) at joint a
  * moves r_j by δθ_a × y_aj, y_aj = Σ_{i in subtree(a)} w_ij (T_i ṽ_j − p_a), so
  * J_aj = −[y_aj]_× and (J_aᵀ J_b) = (y_a·y_b) I − y_b y_aᵀ; a root translation
- * moves r_j by (Σ_{i in subtree} w_ij) δp. JᵀJ is (3B+3R)² dense, accumulated
- * over the joints that touch each vertex (its influences and their ancestors)
- * and solved by a dense Cholesky (src/base/cholesky.c). The step is applied as a retraction that is
+ * moves r_j by (Σ_{i in subtree} w_ij) δp. JᵀJ is (3B+3R)² but block-sparse:
+ * block (a,b) is nonzero only when sub(a) and sub(b) hold joints that share a
+ * vertex. With the joints in post-order (children first: a subtree is a
+ * contiguous range ending at its root) its lower envelope stays narrow on
+ * skeleton-like rigs, and the factor keeps that envelope (A. George and
+ * J. W. H. Liu, "Computer Solution of Large Sparse Positive Definite
+ * Systems", 1981, §4.2): JᵀJ is accumulated into the envelope only and
+ * factored there (envelope.c, 3×3 blocks). The step is applied as a retraction that is
  * exact to first order: Q_a ← G_parentᵀ Exp(δθ_a) G_parent Q_a top-down, then
  * forward kinematics. Each accepted step lowers E (the direct sum, no moment
  * form); the start is the free solution's rotations and root positions.
@@ -39,14 +44,28 @@ struct skf_rotonly {
     size_t *order;         /* parents before children */
     size_t *root_slot;     /* [B] slot of a root, SIZE_MAX otherwise */
     double *b;             /* [3B] bind world positions */
+    double *d;             /* [3B] bind offset from the parent joint (p_i − p_parent at bind) */
     int max_it;
     double tol, rel_tol;
+    /* structure (docs/solver.md, D6): joints in post-order (children before
+     * parents: the subtree of a joint is the range of positions ending at it),
+     * then the root translations. Unknowns by node: node k < B is the
+     * rotation of joint bone_at[k] (pos[i] = its node), node B + s the
+     * translation of root slot s; 3 unknowns per node, P = 3(B + R). */
+    size_t *pos;           /* [B] node of joint i */
+    size_t *bone_at;       /* [B] joint at node k */
+    size_t *nfirst;        /* [B+R] first node column of the lower envelope of node row k */
+    size_t *aoff;          /* [B+1] acc slots of rotation row k: aoff[k] + (node column − nfirst[k]) */
+    size_t *first, *eoff;  /* [P], [P+1] scalar lower envelope (envelope.c) */
+    size_t env_size;       /* eoff[P] */
     /* state */
     double *Q, *G, *p;     /* [9B], [9B], [3B] */
     double *Qc, *Gc, *pc;  /* candidate */
     double *T, *Tc;        /* [12B] */
-    double *JtJ, *Jtr, *A, *x; /* [P²], [P], [P²], [P] */
-    double *acc;           /* [B²·16] per joint pair (a,b): Σ G (9), Σ g (3), Σ h (3), Σ μ (1) */
+    double *JtJ, *A;       /* [env_size] JᵀJ and its damped factor, lower envelope */
+    double *Jtr, *x, *y;   /* [P], by node */
+    double *acc;           /* [aoff[B]·16] per envelope slot (row joint a, column joint b):
+                              Σ G (9), Σ g (3), Σ h (3), Σ μ (1) over i ∈ sub(a), k ∈ sub(b) */
     double *accZ;          /* [9B] per joint: Σ_{i in subtree} (S_i − T_i C_iᵀ) */
     double *accz;          /* [3B] per joint: Σ_{i in subtree} (H_i − c_i) */
     skfi_solve_ws ws;       /* C_i, U of the frame (moments.c) */
@@ -116,9 +135,8 @@ static void forward(const skf_rotonly *r, const double *Q, double *G, double *p,
             memcpy(G + 9 * i, Q + 9 * i, 9 * sizeof *G);
         } else {
             mat3_mul(G + 9 * i, G + 9 * (size_t)par, Q + 9 * i);
-            double d[3] = {r->b[3 * i] - r->b[3 * par], r->b[3 * i + 1] - r->b[3 * par + 1],
-                           r->b[3 * i + 2] - r->b[3 * par + 2]}, gd[3];
-            mat3_vec(gd, G + 9 * (size_t)par, d);
+            double gd[3];
+            mat3_vec(gd, G + 9 * (size_t)par, r->d + 3 * i);
             for (int e = 0; e < 3; ++e)
                 p[3 * i + e] = p[3 * par + e] + gd[e];
         }
@@ -136,8 +154,8 @@ static double direct_residual(skf_rotonly *r, const double *T, const double *tar
     return skfi_solve_residual(r->s, &r->ws, T, target, r->s->threads > 1);
 }
 
-/* JᵀJ (upper triangle, column-major) and Jᵀr from moment sums — no pass over
- * the vertices. With A_ia = T_i − p_a e₄ᵀ (the bone map relative to the pivot
+/* JᵀJ (lower envelope, by node) and Jᵀr from moment sums — no pass over the
+ * vertices. With A_ia = T_i − p_a e₄ᵀ (the bone map relative to the pivot
  * of joint a):
  *   Y_ab = Σ_j y_aj y_bjᵀ = Σ_{i∈sub(a), k∈sub(b)} A_ia M_ik A_kbᵀ
  *        = Σ [G_ik − g_ik p_bᵀ − p_a h_ikᵀ + μ_ik p_a p_bᵀ],
@@ -147,12 +165,16 @@ static double direct_residual(skf_rotonly *r, const double *T, const double *tar
  *   translations ρ, ρ': Σ μ_ik I.
  *   Jᵀr: rotation a: axial(Σ_{i∈sub(a)} (S_i − T_i C_iᵀ) − p_a (H_i − c_i)ᵀ) with
  *   S_i = Σ_k G_ik, H_i = Σ_k h_ik, c_i = C_i e₄; root ρ: Σ_{i∈sub(ρ)} (H_i − c_i).
- * Cost: Σ over bone pairs of depth(i)·depth(k), independent of the vertex count. */
+ * Block (a,b) is nonzero only when some joint of sub(a) shares a vertex with
+ * some joint of sub(b); those pairs are the envelope slots (a the later in
+ * post-order). Each co-influencing pair (i,k) adds its moments to the slots of
+ * its ancestor pairs: cost Σ over pairs of depth(i)·depth(k)/2, plus the
+ * envelope, independent of the vertex count. */
 static void accumulate(skf_rotonly *r, const double *T)
 {
     const skf_solver *s = r->s;
-    const size_t B = r->B, P = r->P;
-    memset(r->acc, 0, B * B * 16 * sizeof(double));
+    const size_t B = r->B;
+    memset(r->acc, 0, r->aoff[B] * 16 * sizeof(double));
     memset(r->accZ, 0, 9 * B * sizeof(double));
     memset(r->accz, 0, 3 * B * sizeof(double));
     for (size_t i = 0; i < B; ++i) {
@@ -182,12 +204,17 @@ static void accumulate(skf_rotonly *r, const double *T)
                 Zi[e] += q[e];
             for (int e = 0; e < 3; ++e)
                 zi[e] += q[12 + e];
-            for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a])
-                for (int32_t b = (int32_t)k; b >= 0; b = r->parent[b]) {
-                    double *d = r->acc + ((size_t)a * B + (size_t)b) * 16;
+            /* slots (a, b), a ∈ anc(i) the row, b ∈ anc(k) at or before a in
+             * post-order (ancestors come later: stop at the first past a);
+             * the pair (k, i), visited from k's list, fills the others */
+            for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a]) {
+                const size_t ra = r->pos[a], f = r->nfirst[ra];
+                for (int32_t b = (int32_t)k; b >= 0 && r->pos[b] <= ra; b = r->parent[b]) {
+                    double *d = r->acc + (r->aoff[ra] + r->pos[b] - f) * 16;
                     for (int e = 0; e < 16; ++e)
                         d[e] += q[e];
                 }
+            }
         }
         /* Z_i = S_i − T_i C_iᵀ, z_i = H_i − c_i */
         for (int c = 0; c < 3; ++c)
@@ -203,33 +230,27 @@ static void accumulate(skf_rotonly *r, const double *T)
                 r->accz[3 * a + e] += zi[e];
         }
     }
-    memset(r->JtJ, 0, P * P * sizeof(double));
-    for (size_t a = 0; a < B; ++a) {
+    memset(r->JtJ, 0, r->env_size * sizeof(double));
+    for (size_t ra = 0; ra < B; ++ra) {
+        const size_t a = r->bone_at[ra];
         const double *pa = r->p + 3 * a;
-        for (size_t b = a; b < B; ++b) {
-            const double *q = r->acc + (a * B + b) * 16, *pb = r->p + 3 * b;
+        for (size_t rb = r->nfirst[ra]; rb <= ra; ++rb) {
+            const size_t b = r->bone_at[rb];
+            const double *q = r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16, *pb = r->p + 3 * b;
             double Y[9]; /* column-major */
             for (int c = 0; c < 3; ++c)
                 for (int rr = 0; rr < 3; ++rr)
                     Y[c * 3 + rr] = q[c * 3 + rr] - q[9 + rr] * pb[c] - pa[rr] * q[12 + c] +
                                     q[15] * pa[rr] * pb[c];
             double tr = Y[0] + Y[4] + Y[8];
-            /* block[rr][cc] = tr δ − Y[cc][rr] = tr δ − Ycm[rr*3 + cc] */
-            for (int rr = 0; rr < 3; ++rr)
-                for (int cc = 0; cc < 3; ++cc)
-                    r->JtJ[(3 * b + cc) * P + 3 * a + rr] = (rr == cc ? tr : 0) - Y[rr * 3 + cc];
-        }
-        /* rotation a × root translations */
-        for (size_t rho = 0; rho < B; ++rho) {
-            if (r->root_slot[rho] == SIZE_MAX)
-                continue;
-            const double *q = r->acc + (a * B + rho) * 16;
-            double z[3] = {q[9] - q[15] * pa[0], q[10] - q[15] * pa[1], q[11] - q[15] * pa[2]};
-            double sk[9] = {0, -z[2], z[1], z[2], 0, -z[0], -z[1], z[0], 0}; /* row-major [z]_× */
-            size_t col = 3 * B + 3 * r->root_slot[rho];
-            for (int rr = 0; rr < 3; ++rr)
-                for (int cc = 0; cc < 3; ++cc)
-                    r->JtJ[(col + cc) * P + 3 * a + rr] = sk[rr * 3 + cc];
+            /* block[rr][cc] = tr δ − Y[cc][rr] = tr δ − Ycm[rr*3 + cc] (lower triangle only on
+             * the diagonal block) */
+            for (int rr = 0; rr < 3; ++rr) {
+                const size_t row = 3 * ra + (size_t)rr;
+                double *Lr = r->JtJ + r->eoff[row] + (3 * rb - r->first[row]);
+                for (int cc = 0; cc < 3 && (rb < ra || cc <= rr); ++cc)
+                    Lr[cc] = (rr == cc ? tr : 0) - Y[rr * 3 + cc];
+            }
         }
         /* Jᵀr rotation: axial(Z − p_a zᵀ) */
         double Z[9];
@@ -237,25 +258,139 @@ static void accumulate(skf_rotonly *r, const double *T)
             for (int rr = 0; rr < 3; ++rr)
                 Z[c * 3 + rr] = r->accZ[9 * a + c * 3 + rr] - pa[rr] * r->accz[3 * a + c];
         /* axial: (Z[1][2] − Z[2][1], Z[2][0] − Z[0][2], Z[0][1] − Z[1][0]) */
-        r->Jtr[3 * a] = Z[2 * 3 + 1] - Z[1 * 3 + 2];
-        r->Jtr[3 * a + 1] = Z[0 * 3 + 2] - Z[2 * 3 + 0];
-        r->Jtr[3 * a + 2] = Z[1 * 3 + 0] - Z[0 * 3 + 1];
+        r->Jtr[3 * ra] = Z[2 * 3 + 1] - Z[1 * 3 + 2];
+        r->Jtr[3 * ra + 1] = Z[0 * 3 + 2] - Z[2 * 3 + 0];
+        r->Jtr[3 * ra + 2] = Z[1 * 3 + 0] - Z[0 * 3 + 1];
     }
+    /* root translations: node B + slot, rows after every rotation */
     for (size_t rho = 0; rho < B; ++rho) {
         if (r->root_slot[rho] == SIZE_MAX)
             continue;
-        size_t cr = 3 * B + 3 * r->root_slot[rho];
+        const size_t node = B + r->root_slot[rho], prho = r->pos[rho];
         for (int e = 0; e < 3; ++e)
-            r->Jtr[cr + e] = r->accz[3 * rho + e];
-        for (size_t rho2 = rho; rho2 < B; ++rho2) {
-            if (r->root_slot[rho2] == SIZE_MAX)
+            r->Jtr[3 * node + (size_t)e] = r->accz[3 * rho + e];
+        /* rotation a (column) / translation ρ (row): the transpose of
+         * [Σ (g_ik − μ_ik p_a)]_×, i ∈ sub(a), k ∈ sub(ρ). The slot of the
+         * pair holds it as g when a is the row (later in post-order), as h
+         * of the pair (ρ, a) otherwise; outside the envelope it is zero. */
+        for (size_t ca = r->nfirst[node]; ca < B; ++ca) {
+            const size_t a = r->bone_at[ca], hi = ca > prho ? ca : prho, lo = ca > prho ? prho : ca;
+            if (lo < r->nfirst[hi])
                 continue;
-            size_t cr2 = 3 * B + 3 * r->root_slot[rho2];
-            double m = r->acc[(rho * B + rho2) * 16 + 15];
-            for (int e = 0; e < 3; ++e)
-                r->JtJ[(cr2 + e) * P + cr + e] = m;
+            const double *q = r->acc + (r->aoff[hi] + lo - r->nfirst[hi]) * 16, *pa = r->p + 3 * a;
+            const double *g = ca > prho ? q + 9 : q + 12;
+            double z[3] = {g[0] - q[15] * pa[0], g[1] - q[15] * pa[1], g[2] - q[15] * pa[2]};
+            double sk[9] = {0, -z[2], z[1], z[2], 0, -z[0], -z[1], z[0], 0}; /* row-major [z]_× */
+            for (int u = 0; u < 3; ++u) {
+                const size_t row = 3 * node + (size_t)u;
+                double *Lr = r->JtJ + r->eoff[row] + (3 * ca - r->first[row]);
+                for (int v = 0; v < 3; ++v)
+                    Lr[v] = sk[v * 3 + u];
+            }
+        }
+        /* translations ρ', ρ (ρ' in an earlier or the same slot): Σ μ_ik I */
+        for (size_t rho2 = 0; rho2 < B; ++rho2) {
+            if (r->root_slot[rho2] == SIZE_MAX || r->root_slot[rho2] > r->root_slot[rho])
+                continue;
+            const size_t node2 = B + r->root_slot[rho2], p2 = r->pos[rho2];
+            const size_t hi = p2 > prho ? p2 : prho, lo = p2 > prho ? prho : p2;
+            if (lo < r->nfirst[hi] || 3 * node2 < r->first[3 * node])
+                continue;
+            const double m = r->acc[(r->aoff[hi] + lo - r->nfirst[hi]) * 16 + 15];
+            for (int e = 0; e < 3; ++e) {
+                const size_t row = 3 * node + (size_t)e;
+                r->JtJ[r->eoff[row] + (3 * node2 + (size_t)e - r->first[row])] = m;
+            }
         }
     }
+}
+
+/* The structure of the normal equations (once per rig). Post-order of the
+ * joint forest (roots and children by index; an explicit stack, so any depth):
+ * the subtree of joint a is the node range ending at pos[a]. Block (a, b) of
+ * JᵀJ is nonzero only if some i ∈ sub(a) and k ∈ sub(b) share a vertex
+ * (D6), so the first column of the lower envelope of row a is the smallest
+ * pos[i] over co-influencing pairs (i, k) with a ∈ anc(k) and pos[i] ≤ pos[a]
+ * (i's ancestors all come later than i). A root translation row couples with
+ * the rotations of every joint sharing a vertex with its tree. The factor
+ * keeps this envelope (envelope.c): fill only inside it. */
+static skf_status structure(skf_rotonly *r)
+{
+    const skf_solver *s = r->s;
+    const size_t B = r->B, N = B + r->R, P = r->P;
+    size_t *child_off = skf_calloc(B + 1, sizeof *child_off), *child = skf_malloc_array(B ? B : 1, sizeof *child);
+    size_t *stack = skf_malloc_array(B ? B : 1, sizeof *stack), *next = skf_malloc_array(B ? B : 1, sizeof *next);
+    size_t *root_of = skf_malloc_array(B ? B : 1, sizeof *root_of);
+    r->nfirst = skf_malloc_array(N ? N : 1, sizeof *r->nfirst);
+    r->aoff = skf_malloc_array(B + 1, sizeof *r->aoff);
+    r->first = skf_malloc_array(P ? P : 1, sizeof *r->first);
+    r->eoff = skf_malloc_array(P + 1, sizeof *r->eoff);
+    skf_status st = SKF_ERR_NOMEM;
+    if (!child_off || !child || !stack || !next || !root_of || !r->nfirst || !r->aoff || !r->first || !r->eoff)
+        goto done;
+    for (size_t i = 0; i < B; ++i)
+        if (r->parent[i] >= 0)
+            ++child_off[r->parent[i] + 1];
+    for (size_t i = 0; i < B; ++i)
+        child_off[i + 1] += child_off[i];
+    for (size_t i = 0; i < B; ++i)
+        next[i] = child_off[i];
+    for (size_t i = 0; i < B; ++i) /* children ascending */
+        if (r->parent[i] >= 0)
+            child[next[r->parent[i]]++] = i;
+    size_t k = 0;
+    for (size_t root = 0; root < B; ++root) {
+        if (r->parent[root] >= 0)
+            continue;
+        size_t top = 0;
+        stack[top++] = root;
+        next[root] = child_off[root];
+        while (top > 0) {
+            size_t a = stack[top - 1];
+            root_of[a] = root;
+            if (next[a] < child_off[a + 1]) {
+                size_t c = child[next[a]++];
+                next[c] = child_off[c];
+                stack[top++] = c;
+            } else {
+                r->pos[a] = k;
+                r->bone_at[k++] = a;
+                --top;
+            }
+        }
+    }
+    /* k == B: the parent chains were checked for cycles */
+    for (size_t n = 0; n < N; ++n)
+        r->nfirst[n] = n;
+    for (size_t i = 0; i < B; ++i) {
+        const size_t pi = r->pos[i];
+        for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
+            const size_t kk = s->nb_bone[at];
+            for (int32_t b = (int32_t)kk; b >= 0; b = r->parent[b])
+                if (pi <= r->pos[b] && pi < r->nfirst[r->pos[b]])
+                    r->nfirst[r->pos[b]] = pi;
+            size_t tn = B + r->root_slot[root_of[kk]];
+            if (pi < r->nfirst[tn])
+                r->nfirst[tn] = pi;
+        }
+    }
+    r->aoff[0] = 0;
+    for (size_t n = 0; n < B; ++n)
+        r->aoff[n + 1] = r->aoff[n] + (n - r->nfirst[n] + 1);
+    r->eoff[0] = 0;
+    for (size_t row = 0; row < P; ++row) {
+        r->first[row] = 3 * r->nfirst[row / 3];
+        r->eoff[row + 1] = r->eoff[row] + (row - r->first[row] + 1);
+    }
+    r->env_size = r->eoff[P];
+    st = SKF_OK;
+done:
+    skf_free(child_off);
+    skf_free(child);
+    skf_free(stack);
+    skf_free(next);
+    skf_free(root_of);
+    return st;
 }
 
 skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
@@ -308,7 +443,10 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
     r->b = skf_malloc_array(3 * B, sizeof *r->b);
-    bool ok = r->parent && r->order && r->root_slot && r->b;
+    r->d = skf_malloc_array(3 * B, sizeof *r->d);
+    r->pos = skf_malloc_array(B, sizeof *r->pos);
+    r->bone_at = skf_malloc_array(B, sizeof *r->bone_at);
+    bool ok = r->parent && r->order && r->root_slot && r->b && r->d && r->pos && r->bone_at;
     if (ok) {
         memcpy(r->parent, skel->parent, B * sizeof *r->parent);
         for (size_t i = 0; i < B; ++i) {
@@ -316,6 +454,11 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                 r->b[3 * i + k] = skel->bind_to_world[16 * i + 12 + k] - solver->centre[k];
             r->root_slot[i] = r->parent[i] < 0 ? r->R++ : SIZE_MAX;
         }
+        for (size_t i = 0; i < B; ++i)
+            for (int k = 0; k < 3; ++k)
+                r->d[3 * i + k] = r->parent[i] < 0 ? 0
+                                  : skel->offset ? skel->offset[3 * i + k]
+                                                 : r->b[3 * i + k] - r->b[3 * (size_t)r->parent[i] + k];
         /* topological order by depth (stable) */
         size_t k = 0;
         for (size_t depth = 0; k < B && depth <= B; ++depth)
@@ -327,6 +470,9 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                     r->order[k++] = i;
             }
         r->P = 3 * B + 3 * r->R;
+        ok = structure(r) == SKF_OK;
+    }
+    if (ok) {
         const size_t P = r->P;
         r->Q = skf_malloc_array(9 * B, sizeof(double));
         r->G = skf_malloc_array(9 * B, sizeof(double));
@@ -336,15 +482,17 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->pc = skf_malloc_array(3 * B, sizeof(double));
         r->T = skf_malloc_array(12 * B, sizeof(double));
         r->Tc = skf_malloc_array(12 * B, sizeof(double));
-        r->JtJ = skf_malloc_array(P * P, sizeof(double));
-        r->A = skf_malloc_array(P * P, sizeof(double));
+        r->JtJ = skf_malloc_array(r->env_size, sizeof(double));
+        r->A = skf_malloc_array(r->env_size, sizeof(double));
         r->Jtr = skf_malloc_array(P, sizeof(double));
         r->x = skf_malloc_array(P, sizeof(double));
-        r->acc = skf_malloc_array(B * B * 16, sizeof(double));
+        r->y = skf_malloc_array(P, sizeof(double));
+        r->acc = skf_malloc_array(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
         ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->JtJ && r->A &&
-             r->Jtr && r->x && r->acc && r->accZ && r->accz && skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
+             r->Jtr && r->x && r->y && r->acc && r->accZ && r->accz &&
+             skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
     if (!ok) {
         skf_rotonly_free(r);
@@ -358,8 +506,9 @@ void skf_rotonly_free(skf_rotonly *r)
 {
     if (!r)
         return;
-    void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->Q, r->G, r->p, r->Qc, r->Gc,
-                    r->pc, r->T, r->Tc, r->JtJ, r->A, r->Jtr, r->x, r->acc, r->accZ, r->accz};
+    void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->d, r->pos, r->bone_at, r->nfirst,
+                    r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
+                    r->Tc, r->JtJ, r->A, r->Jtr, r->x, r->y, r->acc, r->accZ, r->accz};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
     skfi_solve_ws_release(&r->ws);
@@ -445,7 +594,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         accumulate(r, r->T);
         double dmax = 0;
         for (size_t k = 0; k < P; ++k)
-            dmax = fmax(dmax, r->JtJ[k * P + k]);
+            dmax = fmax(dmax, r->JtJ[r->eoff[k + 1] - 1]);
         if (!(dmax > 0)) {
             st.hit_cap = false;
             break;
@@ -454,32 +603,26 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         double dec = 0;
         bool first_try = true;
         while (lambda < 1e12) {
-            /* JᵀJ holds the upper triangle; the factorisation reads the lower */
-            for (size_t c = 0; c < P; ++c)
-                for (size_t rr = c; rr < P; ++rr)
-                    r->A[c * P + rr] = r->JtJ[rr * P + c];
+            memcpy(r->A, r->JtJ, r->env_size * sizeof(double));
             for (size_t k = 0; k < P; ++k) {
-                double d = fmax(r->JtJ[k * P + k], 1e-12 * dmax);
-                r->A[k * P + k] += lambda * d;
+                const double jkk = r->JtJ[r->eoff[k + 1] - 1];
+                r->A[r->eoff[k + 1] - 1] += lambda * fmax(jkk, 1e-12 * dmax);
                 r->x[k] = -r->Jtr[k];
             }
-            if (skf_cholesky_factor(P, r->A) != 0) {
+            if (skfi_env_factor3(B + r->R, r->nfirst, r->eoff, r->A) != 0) {
                 lambda *= 10;
                 continue;
             }
-            skf_cholesky_solve(P, r->A, r->x);
+            skfi_env_solve(P, r->first, r->eoff, r->A, r->x);
             /* Gauss–Newton predicted decrease of the damped step:
              * −δᵀJᵀr − ½ δᵀJᵀJδ (exact for the linearised model). When even
              * the model promises less than the stopping threshold, E is at its
              * minimum to the resolution we ask for: stop without trying
              * larger damping (each try costs a factorisation). */
+            skfi_env_symv(P, r->first, r->eoff, r->JtJ, r->x, r->y);
             double pred = 0;
-            for (size_t k = 0; k < P; ++k) {
-                double jd = 0; /* (JᵀJ δ)_k from the upper triangle */
-                for (size_t l = 0; l < P; ++l)
-                    jd += (k <= l ? r->JtJ[l * P + k] : r->JtJ[k * P + l]) * r->x[l];
-                pred -= r->x[k] * (r->Jtr[k] + 0.5 * jd);
-            }
+            for (size_t k = 0; k < P; ++k)
+                pred -= r->x[k] * (r->Jtr[k] + 0.5 * r->y[k]);
             /* only the least-damped try of an iteration may declare
              * convergence: a heavily damped step promises little anywhere */
             if (first_try && !(pred >= stop))
@@ -488,7 +631,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
             /* retraction, top-down with the OLD parent rotations */
             for (size_t i = 0; i < B; ++i) {
                 double Ex[9], tmp[9];
-                expmap(Ex, r->x + 3 * i);
+                expmap(Ex, r->x + 3 * r->pos[i]);
                 int32_t par = r->parent[i];
                 if (par < 0) {
                     mat3_mul(r->Qc + 9 * i, Ex, r->Q + 9 * i);
@@ -533,7 +676,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
             continue;
         double d0[3], d1[3];
         for (int k = 0; k < 3; ++k) {
-            d0[k] = r->b[3 * i + k] - r->b[3 * par + k];
+            d0[k] = r->d[3 * i + k];
             d1[k] = r->p[3 * i + k] - r->p[3 * par + k];
         }
         double l0 = skf_norm3(d0), l1 = skf_norm3(d1);

@@ -131,6 +131,17 @@ skf_status skfi_solve_newton_setup(skf_solver *s, skf_error *err);
 skfi_newton_result skfi_solve_newton(const skf_solver *s, skfi_solve_ws *ws, double *T,
                                     int max_iterations, int *iterations);
 
+/* envelope.c: a symmetric matrix by rows of its lower envelope — row r holds
+ * columns first[r] .. r (diagonal last) at A[off[r] .. off[r+1]−1].
+ * skfi_env_factor3: A = L Lᵀ in place for n = 3·nodes unknowns whose rows
+ * 3R, 3R+1, 3R+2 all start at first = 3·nfirst[R]; returns 0, or r + 1 when
+ * pivot r is not positive (L then unspecified). skfi_env_solve: b ← (L Lᵀ)⁻¹ b
+ * in place. skfi_env_symv: y = A x with A symmetric given by its lower envelope. */
+size_t skfi_env_factor3(size_t nodes, const size_t *nfirst, const size_t *off, double *L);
+void skfi_env_solve(size_t n, const size_t *first, const size_t *off, const double *L, double *b);
+void skfi_env_symv(size_t n, const size_t *first, const size_t *off, const double *A, const double *x,
+                   double *y);
+
 /* newton: also the Newton buffers (when the solver uses Newton steps). */
 skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton);
 void skfi_solve_ws_release(skfi_solve_ws *ws);

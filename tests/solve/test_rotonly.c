@@ -143,7 +143,7 @@ static void run_clip(const skel_case *c, const double *targets, const char *what
     skf_solver *s = NULL;
     skf_error err;
     CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c->parent, c->bind};
+    skf_skeleton sk = {NJ, c->parent, c->bind, NULL};
     skf_rotonly *ro = NULL;
     CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_OK);
     if (!s || !ro)
@@ -206,7 +206,7 @@ static void relative_stop(const skel_case *c, const double *targets)
     skf_solver *s = NULL;
     skf_error err;
     CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c->parent, c->bind};
+    skf_skeleton sk = {NJ, c->parent, c->bind, NULL};
     skf_rotonly_options off = {.max_iterations = 2000, .relative_tolerance = -1};
     skf_rotonly *ro_def = NULL, *ro_off = NULL;
     CHECK(skf_rotonly_new(s, &sk, NULL, &ro_def, &err) == SKF_OK);
@@ -313,7 +313,7 @@ static void test_rotation_only(void)
     memcpy(par, c.parent, sizeof par);
     par[5] = 9;
     par[9] = 5;
-    skf_skeleton sk = {NJ, par, c.bind};
+    skf_skeleton sk = {NJ, par, c.bind, NULL};
     skf_rotonly *ro = NULL;
     CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_ERR_ARGUMENT && ro == NULL);
     printf("cycle: %s\n", err.message);
@@ -321,7 +321,7 @@ static void test_rotation_only(void)
     double bind[NJ * 16];
     memcpy(bind, c.bind, sizeof bind);
     bind[16 * 4 + 4] += 0.005; /* shear */
-    skf_skeleton sk2 = {NJ, par, bind};
+    skf_skeleton sk2 = {NJ, par, bind, NULL};
     CHECK(skf_rotonly_new(s, &sk2, NULL, &ro, &err) == SKF_ERR_NUMERIC && ro == NULL);
     printf("shear: %s\n", err.message);
     skf_solver_free(s);
