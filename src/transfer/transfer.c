@@ -58,6 +58,7 @@ void skf_transfer_free(skf_transfer *t)
     skf_solver_free(t->tgt_skin);
     skf_free(t->tgt_parent);
     skf_free(t->tgt_bind);
+    skf_free(t->tgt_offset);
     if (t->trs_ready)
         skf_trs_converter_release(&t->trs);
     skf_free(t->tgt_solved);
@@ -277,6 +278,60 @@ static void setup_done(skf_transfer *t)
     t->con_weight = NULL;
 }
 
+/* The offset of each joint from its parent joint at bind, in the solve space,
+ * as the node hierarchy holds it: d_i = lin(bind_parent) · o_i with o_i the
+ * translation of the rest locals from the parent joint's node down to joint
+ * i's node (the length a player keeps when a clip keys rotations only). The
+ * inverse bind matrices are float32, so b_i − b_parent carries their
+ * rounding — 1e-3 units 2e4 units from the origin (test_control_extreme) —
+ * and rotation-only onto the rig itself could not land on zero. On entry
+ * tgt_offset holds the bind positions b_i; a chain that does not reach the
+ * parent joint's node (never for a rig from rig.c) keeps b_i − b_parent. */
+static skf_status rest_offsets(skf_transfer *t, skf_error *err)
+{
+    const skf_rig *T = t->tgt;
+    const size_t B = T->joint_count;
+    double *b = skf_malloc_array(B ? 3 * B : 1, sizeof(double));
+    if (!b)
+        return skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
+    memcpy(b, t->tgt_offset, 3 * B * sizeof(double));
+    for (size_t i = 0; i < B; ++i) {
+        int par = T->joints[i].parent;
+        double *d = t->tgt_offset + 3 * i;
+        if (par < 0) {
+            d[0] = d[1] = d[2] = 0;
+            continue;
+        }
+        for (int k = 0; k < 3; ++k)
+            d[k] = b[3 * i + k] - b[3 * (size_t)par + k];
+        const int stop = T->joints[par].node;
+        double chain[16], local[16];
+        skf_mat4_identity(chain);
+        int n = T->joints[i].node, depth = 0;
+        for (; n >= 0 && n != stop && (size_t)n < T->node_count && depth <= SKF_RIG_MAX_DEPTH; ++depth) {
+            const skf_rig_node *nd = &T->nodes[n];
+            if (nd->has_matrix)
+                memcpy(local, nd->matrix, sizeof local);
+            else
+                skf_mat4_from_trs(local, nd->translation, nd->rotation, nd->scale);
+            skf_mat4_mul(chain, local, chain);
+            n = nd->parent;
+        }
+        if (n != stop)
+            continue;
+        /* lin(bind_parent) of the document (not the uniform-scale copy in tgt_bind) */
+        double ib[16], wb[16];
+        if (skf_mat4_invert(ib, T->joints[par].mesh_to_joint) == 0)
+            continue;
+        skf_mat4_mul(wb, t->tgt_mesh_to_world, ib);
+        const double *o = chain + 12;
+        for (int k = 0; k < 3; ++k)
+            d[k] = wb[k] * o[0] + wb[4 + k] * o[1] + wb[8 + k] * o[2];
+    }
+    skf_free(b);
+    return SKF_OK;
+}
+
 static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
                                const skf_transfer_options *options, skf_transfer **out,
                                skf_warnings *warnings, skf_error *err)
@@ -396,7 +451,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
     t->tgt_solved = skf_malloc_array(B ? B : 1, sizeof(bool));
     t->tgt_parent = skf_malloc_array(B ? B : 1, sizeof(int32_t));
     t->tgt_bind = skf_malloc_array(B ? B * 16 : 1, sizeof(double));
-    if (!t->tgt_solved || !t->tgt_parent || !t->tgt_bind) {
+    t->tgt_offset = skf_malloc_array(B ? B * 3 : 1, sizeof(double));
+    if (!t->tgt_solved || !t->tgt_parent || !t->tgt_bind || !t->tgt_offset) {
         st = skf_fail(err, SKF_ERR_NOMEM, "transfer: out of memory");
         goto fail;
     }
@@ -414,6 +470,7 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
          * position and rotation, make the scale uniform */
         double wb[16], tt[3], q[4], sc[3];
         skf_mat4_mul(wb, t->tgt_mesh_to_world, b);
+        memcpy(t->tgt_offset + 3 * i, wb + 12, 3 * sizeof(double)); /* b_i until rest_offsets */
         if (skf_mat4_to_trs(wb, tt, q, sc, 1e-3)) {
             double u = cbrt(fabs(sc[0] * sc[1] * sc[2]));
             double us[3] = {sc[0] < 0 ? -u : u, u, u};
@@ -422,12 +479,14 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
             memcpy(t->tgt_bind + 16 * i, wb, sizeof wb);
         }
     }
+    if ((st = rest_offsets(t, err)))
+        goto fail;
     st = skf_trs_converter_init(&t->trs, target, 0, err);
     if (st)
         goto fail;
     t->trs_ready = true;
     if (t->opt.mode & SKF_TRANSFER_ROTATION_ONLY) {
-        skf_skeleton sk = {B, t->tgt_parent, t->tgt_bind};
+        skf_skeleton sk = {B, t->tgt_parent, t->tgt_bind, t->tgt_offset};
         skf_rotonly_options ro = {.max_iterations = t->opt.max_lm_iterations};
         st = skf_rotonly_new(t->tgt_solver, &sk, &ro, &t->rotonly, err);
         if (st) {
@@ -696,11 +755,9 @@ static double length_error(const skf_transfer *t, size_t F, const double *tr, co
             int p = t->tgt_parent[i];
             if (p < 0 || !t->tgt_solved[i] || !t->tgt_solved[p])
                 continue;
-            const double *bi = t->tgt_bind + 16 * i + 12, *bp = t->tgt_bind + 16 * (size_t)p + 12;
             const double *wi = worlds + 16 * i + 12, *wp = worlds + 16 * (size_t)p + 12;
-            double db[3] = {bi[0] - bp[0], bi[1] - bp[1], bi[2] - bp[2]};
             double dw[3] = {wi[0] - wp[0], wi[1] - wp[1], wi[2] - wp[2]};
-            double L = skf_norm3(db);
+            double L = skf_norm3(t->tgt_offset + 3 * i);
             if (L <= 1e-12 * t->tgt_diag)
                 continue;
             double e = fabs(skf_norm3(dw) - L) / L;

@@ -28,6 +28,8 @@ struct skf_transfer {
     skf_rotonly *rotonly;
     int32_t *tgt_parent;
     double *tgt_bind;         /* [B*16] */
+    double *tgt_offset;       /* [B*3] joint minus parent joint at bind, from the node hierarchy
+                                 (rotation-only's lengths, rest_offsets in transfer.c) */
     skf_trs_converter trs;
     bool trs_ready;
     bool *tgt_solved;         /* [B] bone mass > 0 on the constraints */
