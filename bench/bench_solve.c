@@ -15,7 +15,8 @@
  *
  * Usage: bench_solve [repetitions=5] [frames of the 500-bone case=6]
  * (prints the minimum over repetitions). BENCH_SOLVE_BIG_ONLY=1 runs only the
- * 500-bone case, BENCH_SOLVE_BIG=0 skips it. */
+ * 500-bone case, BENCH_SOLVE_BIG=0 skips it, BENCH_SOLVE_LM_CAP=K caps its
+ * rotation-only pass at K LM iterations per frame (default: the library's 100). */
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 #include "../tests/solve/synth.h"
@@ -451,7 +452,10 @@ static void big_case(const char *label, const rig_case *c, const double *targets
         double c1 = cpu_now();
         skf_skeleton sk = {B, c->parent, c->bind, NULL};
         skf_rotonly *ro = NULL;
-        if (skf_rotonly_new(s, &sk, NULL, &ro, &err) != SKF_OK) {
+        skf_rotonly_options ropt = {0};
+        if (getenv("BENCH_SOLVE_LM_CAP")) /* to time a few iterations of a slow solver */
+            ropt.max_iterations = atoi(getenv("BENCH_SOLVE_LM_CAP"));
+        if (skf_rotonly_new(s, &sk, &ropt, &ro, &err) != SKF_OK) {
             fprintf(stderr, "bench_solve: %s\n", err.message);
             exit(1);
         }
@@ -467,9 +471,9 @@ static void big_case(const char *label, const rig_case *c, const double *targets
         }
         double c3 = cpu_now();
         double fr = (c1 - c0) / (double)F, rr = (c3 - c2) / (double)F;
-        printf("%-26s %-13s %6zu %5zu %3zu %10.1f %10.1f %7.2f %8.2f %9.1f  (max rms %.2g of diag)\n", label,
-               other ? "other weights" : "exact LBS", n, B, F, 1e3 * fr, 1e3 * rr, rr / fr, it,
-               1e3 * (c2 - c1), rms);
+        printf("%-26s %-13s %6zu %5zu %3zu %10.1f %10.1f %8.2f %8.2f %9.1f %9.1f  (max rms %.2g of diag)\n",
+               label, other ? "other weights" : "exact LBS", n, B, F, 1e3 * fr, 1e3 * rr, rr / fr, it,
+               1e3 * rr / it, 1e3 * (c2 - c1), rms);
         skf_rotonly_free(ro);
         skf_solver_free(s);
     }
@@ -485,8 +489,8 @@ static void big_cases(size_t F)
     const size_t n = 20000;
     printf("500-bone target, one thread, CPU ms per frame (free: the clip solve; rotation-only: its pass "
            "on the free result)\n");
-    printf("%-26s %-13s %6s %5s %3s %10s %10s %7s %8s %9s\n", "rig", "targets", "verts", "bones", "F",
-           "free ms/f", "rot ms/f", "rot/free", "LM it/f", "rot new ms");
+    printf("%-26s %-13s %6s %5s %3s %10s %10s %8s %8s %9s %9s\n", "rig", "targets", "verts", "bones", "F",
+           "free ms/f", "rot ms/f", "rot/free", "LM it/f", "ms/LM it", "rot new ms");
     double *targets = malloc(F * 3 * n * sizeof *targets);
     for (int kind = 0; kind < 2; ++kind) {
         synth_rng r = {0x5eed + 500 + (uint64_t)kind};
