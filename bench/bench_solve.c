@@ -41,21 +41,12 @@ typedef struct rig_case {
     synth_rig g;
 } rig_case;
 
-static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
+/* Vertices around the joints (the joint of vertex j is j mod B, offset in a cube of
+ * half-size `spread`), 1..4 influences over the nearest joints, weights ∝ 1/d²
+ * (the nearest dominant, like painted weights). */
+static void skin_around_joints(rig_case *c, synth_rng *r, size_t n, double spread)
 {
-    c->B = B;
-    c->n = n;
-    c->parent = malloc(B * sizeof *c->parent);
-    c->bind = malloc(16 * B * sizeof *c->bind);
-    c->b = malloc(3 * B * sizeof *c->b);
-    for (size_t i = 0; i < B; ++i) {
-        c->parent[i] = i == 0 ? -1 : (int32_t)(synth_uniform(r) * (double)(i < 8 ? i : i));
-        double *m = c->bind + 16 * i;
-        skf_mat4_identity(m);
-        for (int k = 0; k < 3; ++k)
-            m[12 + k] = (i == 0 ? 0 : c->b[3 * c->parent[i] + k]) + synth_range(r, -0.25, 0.25);
-        memcpy(c->b + 3 * i, m + 12, 3 * sizeof(double));
-    }
+    const size_t B = c->B;
     synth_rig *g = &c->g;
     memset(g, 0, sizeof *g);
     g->n = n;
@@ -71,7 +62,7 @@ static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
         size_t at = j % B;
         double *v = g->rest + 3 * j;
         for (int k = 0; k < 3; ++k)
-            v[k] = c->b[3 * at + k] + synth_range(r, -0.15, 0.15);
+            v[k] = c->b[3 * at + k] + synth_range(r, -spread, spread);
         size_t best[4];
         double bd[4];
         size_t nb = 0;
@@ -95,6 +86,29 @@ static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
     }
 }
 
+static void rig_alloc(rig_case *c, size_t B, size_t n)
+{
+    c->B = B;
+    c->n = n;
+    c->parent = malloc(B * sizeof *c->parent);
+    c->bind = malloc(16 * B * sizeof *c->bind);
+    c->b = malloc(3 * B * sizeof *c->b);
+}
+
+static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
+{
+    rig_alloc(c, B, n);
+    for (size_t i = 0; i < B; ++i) {
+        c->parent[i] = i == 0 ? -1 : (int32_t)(synth_uniform(r) * (double)(i < 8 ? i : i));
+        double *m = c->bind + 16 * i;
+        skf_mat4_identity(m);
+        for (int k = 0; k < 3; ++k)
+            m[12 + k] = (i == 0 ? 0 : c->b[3 * c->parent[i] + k]) + synth_range(r, -0.25, 0.25);
+        memcpy(c->b + 3 * i, m + 12, 3 * sizeof(double));
+    }
+    skin_around_joints(c, r, n, 0.15);
+}
+
 /* A rig of `chains` chains of `len` joints hanging off one root (tentacles:
  * depth len + 1), each chain a gently curving line; vertices around the joints,
  * weights as make_rig's (nearest joints, so mostly a joint and its chain
@@ -102,11 +116,7 @@ static void make_rig(rig_case *c, synth_rng *r, size_t B, size_t n)
 static void make_chain_rig(rig_case *c, synth_rng *r, size_t chains, size_t len, size_t n)
 {
     const size_t B = 1 + chains * len;
-    c->B = B;
-    c->n = n;
-    c->parent = malloc(B * sizeof *c->parent);
-    c->bind = malloc(16 * B * sizeof *c->bind);
-    c->b = malloc(3 * B * sizeof *c->b);
+    rig_alloc(c, B, n);
     for (size_t i = 0; i < B; ++i) {
         double *m = c->bind + 16 * i;
         skf_mat4_identity(m);
@@ -122,41 +132,7 @@ static void make_chain_rig(rig_case *c, synth_rng *r, size_t chains, size_t len,
         }
         memcpy(c->b + 3 * i, m + 12, 3 * sizeof(double));
     }
-    synth_rig *g = &c->g;
-    memset(g, 0, sizeof *g);
-    g->n = n;
-    g->B = B;
-    g->K = 4;
-    g->rest = malloc(3 * n * sizeof(double));
-    g->offsets = malloc((n + 1) * sizeof(size_t));
-    g->bone = malloc(4 * n * sizeof(uint32_t));
-    g->weight = malloc(4 * n * sizeof(double));
-    g->offsets[0] = 0;
-    size_t m = 0;
-    for (size_t j = 0; j < n; ++j) {
-        size_t at = j % B;
-        double *v = g->rest + 3 * j;
-        for (int k = 0; k < 3; ++k)
-            v[k] = c->b[3 * at + k] + synth_range(r, -0.08, 0.08);
-        size_t best[4];
-        double bd[4];
-        size_t nb = 0;
-        for (size_t i = 0; i < B; ++i) {
-            double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
-            synth_keep_nearest(4, &nb, best, bd, i, skf_dot3(d, d) + 1e-4);
-        }
-        size_t k = 1 + (size_t)(synth_uniform(r) * 4);
-        double sum = 0;
-        for (size_t q = 0; q < k; ++q) {
-            g->bone[m + q] = (uint32_t)best[q];
-            g->weight[m + q] = 1.0 / (bd[q] * bd[q]);
-            sum += g->weight[m + q];
-        }
-        for (size_t q = 0; q < k; ++q)
-            g->weight[m + q] /= sum;
-        m += k;
-        g->offsets[j + 1] = m;
-    }
+    skin_around_joints(c, r, n, 0.08);
 }
 
 static void free_rig(rig_case *c)
@@ -313,83 +289,30 @@ static double rotonly_time(const rig_case *c, const double *targets, size_t F, i
 }
 
 
-/* Transfer-like case: the targets come from rig c (exact LBS of its weights),
- * the solve uses a second rig on the same rest points and joints whose weights
- * differ (diffuse: ∝ 1/d over the 8 nearest joints, like autoweights P=1 K=8),
- * so the targets are inexact for it and the bones are strongly coupled.
- * Both methods, one thread, one run each: CPU time per frame of the clip
- * solve, sweeps and Newton iterations per frame, frames at the cap, and the
- * mean final energy (direct residual) relative to N·diag². */
-static void transfer_like(const rig_case *c, const double *targets, size_t F)
+/* A solver for rig with opt (exits on failure). */
+static skf_solver *new_solver(const skf_solve_rig *rig, const skf_solve_options *opt)
 {
-    const size_t n = c->n, B = c->B, K = 8;
-    size_t *off = malloc((n + 1) * sizeof *off);
-    uint32_t *bone = malloc(K * n * sizeof *bone);
-    double *weight = malloc(K * n * sizeof *weight);
-    off[0] = 0;
-    size_t m = 0;
-    for (size_t j = 0; j < n; ++j) {
-        const double *v = c->g.rest + 3 * j;
-        size_t best[8];
-        double bd[8];
-        size_t nb = 0;
-        for (size_t i = 0; i < B; ++i) {
-            double d[3] = {v[0] - c->b[3 * i], v[1] - c->b[3 * i + 1], v[2] - c->b[3 * i + 2]};
-            double dd = sqrt(skf_dot3(d, d)) + 1e-3;
-            synth_keep_nearest(K, &nb, best, bd, i, dd);
-        }
-        double sum = 0;
-        for (size_t q = 0; q < nb; ++q)
-            sum += 1.0 / bd[q];
-        for (size_t q = 0; q < nb; ++q) {
-            bone[m] = (uint32_t)best[q];
-            weight[m++] = 1.0 / bd[q] / sum;
-        }
-        off[j + 1] = m;
+    skf_solver *s = NULL;
+    skf_error err;
+    if (skf_solver_new(rig, opt, &s, &err) != SKF_OK) {
+        fprintf(stderr, "bench_solve: %s\n", err.message);
+        exit(1);
     }
-    skf_solve_rig rig = {n, c->g.rest, off, bone, weight, B, NULL};
-    double *T = malloc(F * B * 12 * sizeof *T);
-    skf_solve_stats *st = malloc(F * sizeof *st);
-    double cpu[2] = {0, 0}, energy[2] = {0, 0};
-    for (int method = 0; method < 2; ++method) {
-        skf_solve_options opt = {0};
-        opt.threads = 1;
-        opt.method = method == 0 ? SKF_SOLVE_METHOD_SWEEPS : SKF_SOLVE_METHOD_NEWTON;
-        skf_solver *s = NULL;
-        skf_error err;
-        if (skf_solver_new(&rig, &opt, &s, &err) != SKF_OK) {
-            fprintf(stderr, "bench_solve: %s\n", err.message);
-            exit(1);
-        }
-        for (size_t i = 0; i < B; ++i)
-            skf_transform34_identity(T + 12 * i);
-        double c0 = cpu_now();
-        if (skf_solver_clip(s, F, targets, T, st, NULL, &err) != SKF_OK) {
-            fprintf(stderr, "bench_solve: %s\n", err.message);
-            exit(1);
-        }
-        cpu[method] = cpu_now() - c0;
-        double sw = 0, it = 0, d = skf_solver_diagonal(s);
-        int capped = 0;
-        for (size_t f = 0; f < F; ++f) {
-            sw += st[f].sweeps / (double)F;
-            it += st[f].iterations / (double)F;
-            capped += st[f].hit_cap;
-            energy[method] += st[f].residual / ((double)n * d * d) / (double)F;
-        }
-        printf("%3zu bones, other weights, %-7s %7d %9s %9s %9.4f %9.3f %7.2f  newton it/frame %5.2f, "
-               "capped %2d/%zu, mean E/(N·diag²) %.12e\n", B, method ? "newton" : "sweeps", 1, "-",
-               "-", 1e3 * cpu[method] / (double)F, 1e3 * cpu[method], sw, it, capped, F,
-               energy[method]);
-        skf_solver_free(s);
+    return s;
+}
+
+/* The clip solve from identities: CPU seconds (exits on failure). st may be NULL. */
+static double clip_cpu(skf_solver *s, size_t F, const double *targets, double *T, skf_solve_stats *st)
+{
+    skf_error err;
+    for (size_t i = 0; i < skf_solver_bone_count(s); ++i)
+        skf_transform34_identity(T + 12 * i);
+    double c0 = cpu_now();
+    if (skf_solver_clip(s, F, targets, T, st, NULL, &err) != SKF_OK) {
+        fprintf(stderr, "bench_solve: %s\n", err.message);
+        exit(1);
     }
-    printf("%3zu bones, other weights: newton / sweeps CPU time %.3f (%.1fx faster), energy ratio "
-           "%.12f\n", B, cpu[1] / cpu[0], cpu[0] / cpu[1], energy[1] / energy[0]);
-    free(T);
-    free(st);
-    free(off);
-    free(bone);
-    free(weight);
+    return cpu_now() - c0;
 }
 
 /* Weights of another rig on the same rest points and joints: ∝ 1/d over the
@@ -419,6 +342,53 @@ static void diffuse_weights(const rig_case *c, size_t *off, uint32_t *bone, doub
     }
 }
 
+/* Transfer-like case: the targets come from rig c (exact LBS of its weights),
+ * the solve uses a second rig on the same rest points and joints whose weights
+ * differ (diffuse: ∝ 1/d over the 8 nearest joints, like autoweights P=1 K=8),
+ * so the targets are inexact for it and the bones are strongly coupled.
+ * Both methods, one thread, one run each: CPU time per frame of the clip
+ * solve, sweeps and Newton iterations per frame, frames at the cap, and the
+ * mean final energy (direct residual) relative to N·diag². */
+static void transfer_like(const rig_case *c, const double *targets, size_t F)
+{
+    const size_t n = c->n, B = c->B, K = 8;
+    size_t *off = malloc((n + 1) * sizeof *off);
+    uint32_t *bone = malloc(K * n * sizeof *bone);
+    double *weight = malloc(K * n * sizeof *weight);
+    diffuse_weights(c, off, bone, weight);
+    skf_solve_rig rig = {n, c->g.rest, off, bone, weight, B, NULL};
+    double *T = malloc(F * B * 12 * sizeof *T);
+    skf_solve_stats *st = malloc(F * sizeof *st);
+    double cpu[2] = {0, 0}, energy[2] = {0, 0};
+    for (int method = 0; method < 2; ++method) {
+        skf_solve_options opt = {0};
+        opt.threads = 1;
+        opt.method = method == 0 ? SKF_SOLVE_METHOD_SWEEPS : SKF_SOLVE_METHOD_NEWTON;
+        skf_solver *s = new_solver(&rig, &opt);
+        cpu[method] = clip_cpu(s, F, targets, T, st);
+        double sw = 0, it = 0, d = skf_solver_diagonal(s);
+        int capped = 0;
+        for (size_t f = 0; f < F; ++f) {
+            sw += st[f].sweeps / (double)F;
+            it += st[f].iterations / (double)F;
+            capped += st[f].hit_cap;
+            energy[method] += st[f].residual / ((double)n * d * d) / (double)F;
+        }
+        printf("%3zu bones, other weights, %-7s %7d %9s %9s %9.4f %9.3f %7.2f  newton it/frame %5.2f, "
+               "capped %2d/%zu, mean E/(N·diag²) %.12e\n", B, method ? "newton" : "sweeps", 1, "-",
+               "-", 1e3 * cpu[method] / (double)F, 1e3 * cpu[method], sw, it, capped, F,
+               energy[method]);
+        skf_solver_free(s);
+    }
+    printf("%3zu bones, other weights: newton / sweeps CPU time %.3f (%.1fx faster), energy ratio "
+           "%.12f\n", B, cpu[1] / cpu[0], cpu[0] / cpu[1], energy[1] / energy[0]);
+    free(T);
+    free(st);
+    free(off);
+    free(bone);
+    free(weight);
+}
+
 /* The 500-bone target: free clip solve (one thread, default method: the
  * sweeps alone above 256 bones) and the rotation-only pass on its result,
  * CPU seconds per frame, on exact targets and on targets made with other
@@ -436,20 +406,9 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                                   : synth_rig_view(&c->g);
         skf_solve_options opt = {0};
         opt.threads = 1;
-        skf_solver *s = NULL;
+        skf_solver *s = new_solver(&rig, &opt);
+        const double free_cpu = clip_cpu(s, F, targets, T, NULL), c1 = cpu_now();
         skf_error err;
-        if (skf_solver_new(&rig, &opt, &s, &err) != SKF_OK) {
-            fprintf(stderr, "bench_solve: %s\n", err.message);
-            exit(1);
-        }
-        for (size_t i = 0; i < B; ++i)
-            skf_transform34_identity(T + 12 * i);
-        double c0 = cpu_now();
-        if (skf_solver_clip(s, F, targets, T, NULL, NULL, &err) != SKF_OK) {
-            fprintf(stderr, "bench_solve: %s\n", err.message);
-            exit(1);
-        }
-        double c1 = cpu_now();
         skf_skeleton sk = {B, c->parent, c->bind, NULL};
         skf_rotonly *ro = NULL;
         skf_rotonly_options ropt = {0};
@@ -470,7 +429,7 @@ static void big_case(const char *label, const rig_case *c, const double *targets
             rms = fmax(rms, st.rms / skf_solver_diagonal(s));
         }
         double c3 = cpu_now();
-        double fr = (c1 - c0) / (double)F, rr = (c3 - c2) / (double)F;
+        double fr = free_cpu / (double)F, rr = (c3 - c2) / (double)F;
         printf("%-26s %-13s %6zu %5zu %3zu %10.1f %10.1f %8.2f %8.2f %9.1f %9.1f  (max rms %.2g of diag)\n",
                label, other ? "other weights" : "exact LBS", n, B, F, 1e3 * fr, 1e3 * rr, rr / fr, it,
                1e3 * rr / it, 1e3 * (c2 - c1), rms);
