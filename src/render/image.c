@@ -54,10 +54,13 @@ void skf_image_fill(skf_image *img, uint32_t rgba)
 {
     uint8_t c[4] = {(uint8_t)(rgba >> 24), (uint8_t)(rgba >> 16), (uint8_t)(rgba >> 8),
                     (uint8_t)rgba};
+    uint32_t v;
+    memcpy(&v, c, 4); /* the four bytes in memory order */
     for (int y = 0; y < img->height; ++y) {
         uint8_t *row = img->pixels + (size_t)y * img->stride;
+#pragma omp simd
         for (int x = 0; x < img->width; ++x)
-            memcpy(row + 4 * (size_t)x, c, 4);
+            memcpy(row + 4 * (size_t)x, &v, 4);
     }
 }
 

@@ -16,7 +16,8 @@
 typedef struct thread_scratch {
     double *normals;
     double *weld_sums;
-    uint16_t *colsum;             /* the resolve's column sums of one sample row */
+    uint16_t *colsum;             /* the resolve's column sums of one pixel row (3 planes of w) */
+    uint8_t *rowbuf;              /* the resolve's colours of one sample row (3 planes of w) */
 } thread_scratch;
 
 struct skf_renderer {
@@ -35,11 +36,13 @@ struct skf_renderer {
     int bands;                    /* bands of pixel rows a panel is drawn in: 1, or 4 per thread */
     thread_scratch *scratch;
     skfi_screen_vertex **verts;   /* per panel: screen vertices of the frame being drawn */
+    skfi_tri_shade **shade;       /* per panel: per triangle, what the resolve shades with */
     skfi_screen_vertex *gt_verts; /* the ground truth's (when a panel shows its silhouette) */
-    skfi_raster raster;           /* the panel being drawn */
-    skfi_raster sil;              /* the ground truth's silhouette of the frame being drawn, the same
-                                     for every panel (one camera): drawn once per frame, copied into
-                                     each panel that shows it (allocated when any panel does) */
+    skfi_raster raster;           /* the panel being drawn: depth and winning triangle */
+    skfi_raster sil;              /* the ground truth's silhouette of the frame being drawn (its
+                                     layer), the same for every panel (one camera): drawn once per
+                                     frame, read by the resolve of each panel that shows it
+                                     (allocated when any panel does) */
 };
 
 bool skf_render_view_parse(const char *s, skf_render_view *out)
@@ -81,30 +84,39 @@ static skf_status check_surface(const skf_render_surface *s, size_t frames, cons
     return SKF_OK;
 }
 
+/* The positions are finite here (check_surface), so the comparisons below
+ * are the running minimum and maximum whatever the order they are taken in,
+ * except for the sign of a zero: each keeps the same operand on a tie as the
+ * one-at-a-time loop it replaced (v < lo ? v : lo keeps lo; fmin(lo, x) is
+ * lo < x ? lo : x, which keeps x), so the results are the same bits. */
 static void bbox_add(const skf_render_surface *s, size_t frames, double lo[3], double hi[3])
 {
     size_t n = frames * s->vertex_count;
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 3; ++k) {
-            double v = s->positions[3 * i + (size_t)k];
-            if (v < lo[k])
-                lo[k] = v;
-            if (v > hi[k])
-                hi[k] = v;
-        }
+    double l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+    for (size_t i = 0; i < n; ++i) {
+        const double *p = s->positions + 3 * i;
+        l0 = p[0] < l0 ? p[0] : l0, h0 = p[0] > h0 ? p[0] : h0;
+        l1 = p[1] < l1 ? p[1] : l1, h1 = p[1] > h1 ? p[1] : h1;
+        l2 = p[2] < l2 ? p[2] : l2, h2 = p[2] > h2 ? p[2] : h2;
+    }
+    lo[0] = l0, lo[1] = l1, lo[2] = l2, hi[0] = h0, hi[1] = h1, hi[2] = h2;
 }
 
 static void extent_add(const skfi_camera *cam, const skf_render_surface *s, size_t frames,
                        double lo[2], double hi[2])
 {
     size_t n = frames * s->vertex_count;
+    const double r0 = cam->right[0], r1 = cam->right[1], r2 = cam->right[2];
+    const double u0 = cam->up[0], u1 = cam->up[1], u2 = cam->up[2];
+    double lx = lo[0], ly = lo[1], hx = hi[0], hy = hi[1];
     for (size_t i = 0; i < n; ++i) {
         const double *p = s->positions + 3 * i;
-        double x = p[0] * cam->right[0] + p[1] * cam->right[1] + p[2] * cam->right[2];
-        double y = p[0] * cam->up[0] + p[1] * cam->up[1] + p[2] * cam->up[2];
-        lo[0] = fmin(lo[0], x), hi[0] = fmax(hi[0], x);
-        lo[1] = fmin(lo[1], y), hi[1] = fmax(hi[1], y);
+        double x = p[0] * r0 + p[1] * r1 + p[2] * r2;
+        double y = p[0] * u0 + p[1] * u1 + p[2] * u2;
+        lx = lx < x ? lx : x, hx = hx > x ? hx : x;
+        ly = ly < y ? ly : y, hy = hy > y ? hy : y;
     }
+    lo[0] = lx, lo[1] = ly, hi[0] = hx, hi[1] = hy;
 }
 
 /* ---- static parts drawn with cairo ------------------------------------ */
@@ -210,10 +222,12 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
     int stride = cairo_image_surface_get_stride(surf);
     for (int y = 0; y < r->height; ++y) {
         const uint32_t *src = (const uint32_t *)(data + (size_t)y * (size_t)stride);
+        uint8_t *p = r->base.pixels + (size_t)y * r->base.stride;
+#pragma omp simd
         for (int x = 0; x < r->width; ++x) {
             uint32_t v = src[x]; /* opaque: premultiplication is the identity */
-            uint8_t *p = skf_image_at(&r->base, x, y);
-            p[0] = (uint8_t)(v >> 16), p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)v, p[3] = 255;
+            p[4 * x] = (uint8_t)(v >> 16), p[4 * x + 1] = (uint8_t)(v >> 8), p[4 * x + 2] = (uint8_t)v;
+            p[4 * x + 3] = 255;
         }
     }
     cairo_destroy(cr);
@@ -223,22 +237,24 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
 
 /* ---- construction ------------------------------------------------------ */
 
-/* Sample buffers of w × h samples: the sample count, 0 when out of memory. */
-static size_t raster_alloc(skfi_raster *r, int w, int h)
+/* Sample buffers of w × h samples, the depth pass's (depth and triangle) or
+ * the silhouette's (layer): the sample count, 0 when out of memory. */
+static size_t raster_alloc(skfi_raster *r, int w, int h, bool silhouette)
 {
     r->w = w;
     r->h = h;
     size_t ns = (size_t)w * (size_t)h;
+    if (silhouette)
+        return (r->layer = skf_malloc_array(ns, 1)) ? ns : 0;
     r->depth = skf_malloc_array(ns, sizeof(float));
-    r->rgb = skf_malloc_array(ns, 3);
-    r->layer = skf_malloc_array(ns, 1);
-    return r->depth && r->rgb && r->layer ? ns : 0;
+    r->tri = skf_malloc_array(ns, sizeof(uint32_t));
+    return r->depth && r->tri ? ns : 0;
 }
 
 static void raster_release(skfi_raster *r)
 {
     skf_free(r->depth);
-    skf_free(r->rgb);
+    skf_free(r->tri);
     skf_free(r->layer);
 }
 
@@ -252,12 +268,17 @@ void skf_renderer_free(skf_renderer *r)
             skf_free(s->normals);
             skf_free(s->weld_sums);
             skf_free(s->colsum);
+            skf_free(s->rowbuf);
         }
     skf_free(r->scratch);
     if (r->verts)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
             skf_free(r->verts[k]);
     skf_free(r->verts);
+    if (r->shade)
+        for (size_t k = 0; k < r->scene.panel_count; ++k)
+            skf_free(r->shade[k]);
+    skf_free(r->shade);
     skf_free(r->gt_verts);
     raster_release(&r->raster);
     raster_release(&r->sil);
@@ -362,8 +383,10 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     r->weld_count = skf_calloc(P, sizeof *r->weld_count);
     r->scratch = skf_calloc((size_t)r->threads, sizeof *r->scratch);
     r->verts = skf_calloc(P, sizeof *r->verts);
+    r->shade = skf_calloc(P, sizeof *r->shade);
     skf_status st = SKF_OK;
-    if (!r->panels || !r->panel_x || !r->weld || !r->weld_count || !r->scratch || !r->verts) {
+    if (!r->panels || !r->panel_x || !r->weld || !r->weld_count || !r->scratch || !r->verts ||
+        !r->shade) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
         goto fail;
     }
@@ -378,7 +401,8 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
         const skf_render_surface *s = &r->panels[k].surface;
         r->weld[k] = skf_malloc_array(s->vertex_count ? s->vertex_count : 1, sizeof(uint32_t));
         r->verts[k] = skf_malloc_array(s->vertex_count ? s->vertex_count : 1, sizeof *r->verts[k]);
-        if (!r->weld[k] || !r->verts[k]) {
+        r->shade[k] = skf_malloc_array(s->triangle_count ? s->triangle_count : 1, sizeof *r->shade[k]);
+        if (!r->weld[k] || !r->verts[k] || !r->shade[k]) {
             st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
             goto fail;
         }
@@ -417,13 +441,14 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     r->cam.cx = 0.5 * (elo[0] + ehi[0]);
     r->cam.cy = 0.5 * (elo[1] + ehi[1]);
 
-    size_t ns = raster_alloc(&r->raster, r->panel_w * S, r->panel_h * S);
+    size_t ns = raster_alloc(&r->raster, r->panel_w * S, r->panel_h * S, false);
     for (int t = 0; ns && t < r->threads; ++t) {
         thread_scratch *s = &r->scratch[t];
         s->normals = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, 3 * sizeof(double));
         s->weld_sums = skf_malloc_array(r->max_weld ? r->max_weld : 1, 3 * sizeof(double));
         s->colsum = skf_malloc_array((size_t)r->raster.w, 3 * sizeof *s->colsum);
-        if (!s->normals || !s->weld_sums || !s->colsum)
+        s->rowbuf = skf_malloc_array((size_t)r->raster.w, 3);
+        if (!s->normals || !s->weld_sums || !s->colsum || !s->rowbuf)
             ns = 0;
     }
     if (!ns) {
@@ -434,7 +459,7 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     bool silhouettes = false;
     for (size_t k = 0; k < P; ++k)
         silhouettes |= r->panels[k].silhouette;
-    if (silhouettes && (!raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S) ||
+    if (silhouettes && (!raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S, true) ||
                         !(r->gt_verts = skf_malloc_array(scene->ground_truth->vertex_count
                                                              ? scene->ground_truth->vertex_count
                                                              : 1,
@@ -515,6 +540,7 @@ static void setup_panel(const skf_renderer *r, size_t k, size_t frame, thread_sc
         if (p->errors && (!p->measured || p->measured[i]))
             v[i].err_pct = (float)(100.0 * p->errors[frame * sf->vertex_count + i] / p->diagonal);
     }
+    skfi_raster_shade_setup(v, sf->triangles, sf->triangle_count, r->shade[k]);
 }
 
 /* Pixel rows [*p0, *p1) of band b of the panel. */
@@ -524,8 +550,9 @@ static void band_rows(const skf_renderer *r, int b, int *p0, int *p1)
     *p1 = (int)((long)r->panel_h * (b + 1) / r->bands);
 }
 
-/* Band b of panel k: its sample rows start from the silhouette (or the
- * background), get the surface, and are box-filtered into img. */
+/* Band b of panel k: the depth pass over its sample rows, then the resolve
+ * shades the winners over the silhouette (or the background) and
+ * box-filters them into img. */
 static void draw_band(skf_renderer *r, size_t k, int b, thread_scratch *s, skf_image *img,
                       const skf_render_aux *aux)
 {
@@ -533,13 +560,11 @@ static void draw_band(skf_renderer *r, size_t k, int b, thread_scratch *s, skf_i
     int p0, p1;
     band_rows(r, b, &p0, &p1);
     int row0 = p0 * r->S, row1 = p1 * r->S;
-    if (p->silhouette)
-        skfi_raster_copy_rows(&r->raster, &r->sil, row0, row1);
-    else
-        skfi_raster_clear(&r->raster, SKF_RENDER_BACKGROUND, row0, row1);
-    skfi_raster_surface(&r->raster, r->verts[k], p->surface.triangles, p->surface.triangle_count,
-                        SKF_RENDER_NEUTRAL, row0, row1);
-    skfi_raster_resolve(&r->raster, r->S, p0, p1, s->colsum, img, r->panel_x[k], r->panel_y,
+    skfi_raster_clear_depth(&r->raster, row0, row1);
+    skfi_raster_depth(&r->raster, r->verts[k], p->surface.triangles, p->surface.triangle_count,
+                      row0, row1);
+    skfi_raster_resolve(&r->raster, p->silhouette ? &r->sil : NULL, r->shade[k], SKF_RENDER_NEUTRAL,
+                        r->S, p0, p1, s->rowbuf, s->colsum, img, r->panel_x[k], r->panel_y,
                         aux ? aux->coverage : NULL, aux ? aux->depth : NULL, r->width);
 }
 
@@ -560,7 +585,7 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
             aux->depth[i] = INFINITY;
     int P = (int)r->scene.panel_count, B = r->bands;
     const skf_render_surface *g = r->scene.ground_truth;
-    if (r->sil.depth)
+    if (r->sil.layer)
         to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, r->gt_verts);
 #pragma omp parallel num_threads(r->threads)
     {
@@ -568,14 +593,13 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < P; ++k)
             setup_panel(r, (size_t)k, frame, s);
-        if (r->sil.depth) {
+        if (r->sil.layer) {
 #pragma omp for schedule(dynamic, 1)
             for (int b = 0; b < B; ++b) {
                 int p0, p1;
                 band_rows(r, b, &p0, &p1);
-                skfi_raster_clear(&r->sil, SKF_RENDER_BACKGROUND, p0 * r->S, p1 * r->S);
                 skfi_raster_silhouette(&r->sil, r->gt_verts, g->triangles, g->triangle_count,
-                                       SKF_RENDER_SILHOUETTE, p0 * r->S, p1 * r->S);
+                                       p0 * r->S, p1 * r->S);
             }
         }
         for (int k = 0; k < P; ++k) {

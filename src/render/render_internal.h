@@ -53,15 +53,20 @@ typedef struct skfi_camera {
 void skfi_camera_basis(skf_render_view view, const double lo[3], const double hi[3],
                        skfi_camera *cam);
 
-/* Sample buffer of one panel: w × h samples (S per pixel per axis). The
- * drawing calls take a band of sample rows [row0, row1) and touch only those
- * rows, so bands draw in parallel; each sample sees the triangles in index
- * order whatever the bands, so the bytes do not depend on the banding. */
+/* Sample buffers of one panel: w × h samples (S per pixel per axis). A panel
+ * is drawn in two passes (deferred shading): the depth pass keeps, per
+ * sample, the nearest depth and the triangle that set it; the resolve shades
+ * only those winners, with the arithmetic a single pass would use for every
+ * sample that passed the depth test (the last one to pass is the winner, so
+ * the bytes are the same), and box-filters. The drawing calls take a band of
+ * sample rows [row0, row1) and touch only those rows, so bands draw in
+ * parallel; each sample sees the triangles in index order whatever the
+ * bands, so the bytes do not depend on the banding. */
 typedef struct skfi_raster {
     int w, h;
-    float *depth;      /* [w*h], +inf = empty */
-    uint8_t *rgb;      /* [w*h*3] */
-    uint8_t *layer;    /* [w*h]: 0 background, 1 silhouette, 2 surface */
+    float *depth;      /* [w*h], +inf = no surface sample (a winner's depth is < +inf) */
+    uint32_t *tri;     /* [w*h]: the triangle that set depth; read only where depth < +inf */
+    uint8_t *layer;    /* [w*h]: 1 where the silhouette covers, else 0 (silhouette buffer) */
 } skfi_raster;
 
 /* Per-vertex screen data (sample coordinates) for one surface and frame. */
@@ -71,21 +76,79 @@ typedef struct skfi_screen_vertex {
     float err_pct;     /* error in % of the diagonal, < 0 for the neutral colour */
 } skfi_screen_vertex;
 
-void skfi_raster_clear(skfi_raster *r, uint32_t rgba, int row0, int row1);
-/* Rows [row0, row1) of src into dst (the same size). */
-void skfi_raster_copy_rows(skfi_raster *dst, const skfi_raster *src, int row0, int row1);
-/* Fill triangles flat with rgba on layer 1 (no depth test). */
+/* What the resolve needs to shade a winning sample of one triangle: the
+ * vertices' screen data as doubles (as the depth pass reads them) and the
+ * triangle's colour rule. */
+typedef struct skfi_tri_shade {
+    double ax, ay, bx, by, cx, cy;
+    double sa, sb, sc, ea, eb, ec;  /* shade and error at the three vertices */
+    double inv;                     /* 1 / signed area, as the depth pass computes it */
+    int bin;                        /* -2: neutral colour; -1: bin per sample; else every sample's bin */
+    int unit_shade;                 /* every vertex shade in [0, 1]: no clamp needed */
+} skfi_tri_shade;
+
+/* Depth rows [row0, row1) to +inf (no surface). */
+void skfi_raster_clear_depth(skfi_raster *r, int row0, int row1);
+/* Layer rows [row0, row1) to 0, then 1 inside any triangle (no depth test). */
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, uint32_t rgba, int row0, int row1);
-/* Depth-tested, Gouraud-shaded triangles on layer 2: colour = colormap bin of
- * the interpolated error (or neutral when err_pct < 0) × interpolated shade. */
-void skfi_raster_surface(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                         size_t triangle_count, uint32_t neutral_rgba, int row0, int row1);
-/* Box-filter the S×S samples of pixel rows [py0, py1) into img at (x0, y0);
- * fill aux (may be NULL members) whose rows are img_w wide. colsum: scratch
- * of w*3 values. */
-void skfi_raster_resolve(const skfi_raster *r, int S, int py0, int py1, uint16_t *colsum,
-                         skf_image *img, int x0, int y0, uint8_t *coverage, float *depth, int img_w);
+                            size_t triangle_count, int row0, int row1);
+/* The depth pass: per sample inside a triangle, in triangle order, depth and
+ * tri are set where the interpolated depth is below the stored one. */
+void skfi_raster_depth(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
+                       size_t triangle_count, int row0, int row1);
+/* out[t] for every triangle t (the resolve's shading data). */
+void skfi_raster_shade_setup(const skfi_screen_vertex *v, const uint32_t *tri,
+                             size_t triangle_count, skfi_tri_shade *out);
+/* Shade and box-filter the S×S samples of pixel rows [py0, py1) into img at
+ * (x0, y0): a winner gets colormap bin of its interpolated error (or neutral
+ * when its triangle has one) × interpolated shade; other samples the
+ * silhouette colour where sil (may be NULL) covers, else the background.
+ * Fills aux (may be NULL members) whose rows are img_w wide. scratch: 6·w
+ * bytes of sample-row colours and 3·w column sums. */
+void skfi_raster_resolve(const skfi_raster *r, const skfi_raster *sil, const skfi_tri_shade *shade,
+                         uint32_t neutral_rgba, int S, int py0, int py1, uint8_t *rowbuf,
+                         uint16_t *colsum, skf_image *img, int x0, int y0, uint8_t *coverage,
+                         float *depth, int img_w);
+
+/* The colours the resolve shades with, as doubles (c·s is then the same
+ * product as for the byte): the neutral base and the bin colours, also as
+ * one plane per channel (the AVX2 kernel gathers from them). */
+typedef struct skfi_palette {
+    double neutral[3];
+    double bins[SKF_COLORMAP_BINS][3];
+    double plane[3][16];
+} skfi_palette;
+
+/* The colours of sample row y as three planes of w bytes (raster.c). */
+void skfi_compose_row(const skfi_raster *r, const skfi_raster *sil, const skfi_tri_shade *shade,
+                      const skfi_palette *pal, int y, uint8_t *R, uint8_t *G, uint8_t *B);
+
+#ifdef SKF_RASTER_AVX2
+/* The same kernels in AVX2 lanes (raster_avx2.c, x86-64, chosen at run time
+ * when the CPU has AVX2): the same IEEE operations in the same order per
+ * sample, so the same bytes, with four samples per instruction. */
+void skfi_raster_depth_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
+                            size_t triangle_count, int row0, int row1);
+void skfi_raster_silhouette_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
+                                 size_t triangle_count, int row0, int row1);
+void skfi_compose_row_avx2(const skfi_raster *r, const skfi_raster *sil, const skfi_tri_shade *shade,
+                           const skfi_palette *pal, int y, uint8_t *R, uint8_t *G, uint8_t *B);
+void skfi_raster_clear_depth_avx2(skfi_raster *r, int row0, int row1);
+/* colsum[i] (+)= row[i], i < n: = on the first sample row of a pixel row. */
+void skfi_accumulate_avx2(uint16_t *colsum, const uint8_t *row, size_t n, bool first);
+/* 4×4 box filter of the column sums (3 planes of `plane` values) into the
+ * RGBA pixels out[0 .. 4·n) of the first n = pw rounded down to 8 pixels;
+ * returns n. */
+int skfi_box4_row_avx2(const uint16_t *colsum, size_t plane, int pw, uint8_t *out);
+#endif
+
+/* Test hook: nonzero makes the rasteriser and the PNG filter choice use their
+ * portable kernels even where the AVX2 ones could run (tests/render/
+ * test_raster_kernels and test_png_filter run both). Set it only while
+ * nothing is being drawn or encoded. */
+extern int skfi_render_portable;
+/* Whether the AVX2 kernels run: built for them, the CPU has AVX2 and the hook is 0. */
+bool skfi_raster_use_avx2(void);
 
 /* Smooth vertex normals (area-weighted face normals summed over vertices that
  * share a position in the weld map): normals [N*3] (unit or zero),
