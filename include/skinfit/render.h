@@ -103,6 +103,16 @@ typedef struct skf_render_options {
 
 typedef struct skf_renderer skf_renderer;
 
+/* Start the text machinery the labels and legend are drawn with (cairo's
+ * toy font "sans-serif": fontconfig's configuration and font list, the face
+ * and a scaled font), draws nothing. skf_renderer_new would do it on its
+ * first text; called before, on a thread of the caller's while it does other
+ * work (the CLI does beside the load and solve of `transfer --html`), that
+ * start-up (~25 M instructions, fontconfig's parse of its configuration
+ * mostly) leaves the drawing's critical path. Thread-safe, idempotent in
+ * effect; the bytes drawn later do not depend on it. */
+void skf_render_text_warm_up(void);
+
 /* Check the scene (sizes, indices < N, finite positions), frame the camera on
  * the bounding box of every surface over every frame (orthographic, one
  * camera for all panels), lay out the panels and draw the static parts

@@ -235,6 +235,18 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
     return SKF_OK;
 }
 
+void skf_render_text_warm_up(void)
+{
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = cairo_create(surf);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 12.0);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, "0", &e); /* a failure shows again, and is reported, at the real text */
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+}
+
 /* ---- construction ------------------------------------------------------ */
 
 /* Sample buffers of w × h samples, the depth pass's (depth and triangle) or

@@ -2,10 +2,12 @@
 #include "cli.h"
 
 #include "skinfit/gltf.h"
+#include "skinfit/render.h"
 #include "skinfit/rig.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -306,6 +308,32 @@ static bool cli_plain_arg(const char *a)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
             return false;
     return true;
+}
+
+static void *text_warm_main(void *arg)
+{
+    (void)arg;
+    skf_render_text_warm_up();
+    return NULL;
+}
+
+void cli_text_warm_start(cli_text_warm *w)
+{
+    pthread_t t;
+    _Static_assert(sizeof t <= sizeof w->thread, "pthread_t fits cli_text_warm.thread");
+    w->started = pthread_create(&t, NULL, text_warm_main, NULL) == 0;
+    if (w->started)
+        memcpy(&w->thread, &t, sizeof t);
+}
+
+void cli_text_warm_join(cli_text_warm *w)
+{
+    if (!w->started)
+        return;
+    pthread_t t;
+    memcpy(&t, &w->thread, sizeof t);
+    pthread_join(t, NULL);
+    w->started = false;
 }
 
 char *cli_command_line(int argc, char *const *argv)

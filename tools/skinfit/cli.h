@@ -81,6 +81,17 @@ bool cli_parse_double(const char *s, double *out);
 /* argv joined into one shell-quoted line (for reports: the command that made
  * them). skf_malloc'ed; NULL when out of memory. */
 char *cli_command_line(int argc, char *const *argv);
+/* The page's text machinery (skf_render_text_warm_up, render.h) started on
+ * a thread of its own while the command loads and solves: the command's
+ * wall time loses that serial start-up where a second core is free.
+ * cli_text_warm_join waits for it; a no-op when none was started (or the
+ * thread could not be: the renderer then starts the text itself). */
+typedef struct cli_text_warm {
+    unsigned long thread; /* pthread_t */
+    bool started;
+} cli_text_warm;
+void cli_text_warm_start(cli_text_warm *w);
+void cli_text_warm_join(cli_text_warm *w);
 /* A frame list (render --frames, tools/skinfit/cli_frames.c): "all" (→
  * 0..frame_count-1) or comma-separated indices and inclusive ranges
  * "0,5,10-12" (each < frame_count). *out is skf_malloc'ed. */

@@ -127,6 +127,7 @@ int tr_command(int argc, char **argv, bool control_only)
     size_t name_count = 0, rename_count = 0;
     bool all = false, per_frame = false, has_min = false;
     double min_quality = 0;
+    cli_text_warm warm = {0};
     skf_transfer_options opt;
     memset(&opt, 0, sizeof opt);
     opt.limits = &cli_limits;
@@ -338,6 +339,8 @@ int tr_command(int argc, char **argv, bool control_only)
     }
     opt.no_control = false;
     opt.vertex_output = html != NULL; /* the page's pictures: the runs' own per-vertex errors */
+    if (html) /* the page's fonts start beside the load and solve */
+        cli_text_warm_start(&warm);
 
     skf_error err = {0};
     skf_warnings warn = {0};
@@ -472,6 +475,7 @@ int tr_command(int argc, char **argv, bool control_only)
         if (!st && report)
             st = tr_write_report(stage[1].temp_path, &run, &err);
         if (!st && html) {
+            cli_text_warm_join(&warm);
             char *line = cli_command_line(argc + 1, argv - 1);
             st = line ? skf_report_transfer_html(stage[2].temp_path, sdoc->path, tdoc ? tdoc->path : NULL, &run.info, results,
                                                  done, line, 0, 0, &err)
@@ -529,6 +533,7 @@ out_docs:
     skf_gltf_free(tdoc);
     skf_warnings_release(&warn);
 out:
+    cli_text_warm_join(&warm);
     skf_free(names);
     skf_free(renames);
     return rc;
