@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-dev
-      libjansson-dev libxml2-dev libpng-dev libgif-dev
+      libjansson-dev libxml2-dev libpng-dev zlib1g-dev libgif-dev
       liblapacke-dev libopenblas-dev libomp-dev libsuitesparse-dev
       openmpi-bin libopenmpi-dev libassimp-dev
       librsvg2-dev libcairo2-dev nodejs npm python3

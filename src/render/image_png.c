@@ -11,6 +11,7 @@
 
 #include <png.h>
 #include <setjmp.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -93,9 +94,12 @@ static bool all_opaque(const skf_image *img)
 {
     for (int y = 0; y < img->height; ++y) {
         const uint8_t *row = img->pixels + (size_t)y * img->stride;
+        unsigned alpha = 255;
+#pragma omp simd reduction(& : alpha)
         for (int x = 0; x < img->width; ++x)
-            if (row[4 * x + 3] != 255)
-                return false;
+            alpha &= row[4 * x + 3];
+        if (alpha != 255)
+            return false;
     }
     return true;
 }
@@ -123,6 +127,53 @@ static inline unsigned paeth_predict(unsigned a, unsigned b, unsigned c)
 }
 
 #ifdef SKF_PNG_AVX2
+/* Paeth's predictor of 32 bytes (§9.4), its distances in 16-bit lanes: a
+ * when pa <= pb and pa <= pc, else b when pb <= pc, else c. */
+__attribute__((target("avx2"))) static inline __m256i paeth32(__m256i a, __m256i b, __m256i c)
+{
+    const __m256i zero = _mm256_setzero_si256(), ones16 = _mm256_set1_epi16(-1);
+    __m256i pred[2];
+    for (int h = 0; h < 2; ++h) {
+        /* per 128-bit lane, as unpack does: packus below puts them back in place */
+        __m256i a16 = h ? _mm256_unpackhi_epi8(a, zero) : _mm256_unpacklo_epi8(a, zero);
+        __m256i b16 = h ? _mm256_unpackhi_epi8(b, zero) : _mm256_unpacklo_epi8(b, zero);
+        __m256i c16 = h ? _mm256_unpackhi_epi8(c, zero) : _mm256_unpacklo_epi8(c, zero);
+        __m256i p = _mm256_sub_epi16(b16, c16), q = _mm256_sub_epi16(a16, c16), pq = _mm256_add_epi16(p, q);
+        __m256i pa = _mm256_abs_epi16(p), pb = _mm256_abs_epi16(q), pc = _mm256_abs_epi16(pq);
+        __m256i use_a = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi16(pa, pb), _mm256_cmpgt_epi16(pa, pc)), ones16);
+        __m256i use_b = _mm256_andnot_si256(_mm256_cmpgt_epi16(pb, pc), ones16);
+        __m256i bc = _mm256_blendv_epi8(c16, b16, use_b);
+        pred[h] = _mm256_blendv_epi8(bc, a16, use_a);
+    }
+    return _mm256_packus_epi16(pred[0], pred[1]);
+}
+
+/* Filter k's residuals of bytes [bpp, bpp + 32·m) of the row into out (k >= 1;
+ * the operations of apply_filter, 32 bytes at a time). Returns the end. */
+__attribute__((target("avx2"))) static size_t apply_filter_avx2(int k, const uint8_t *cur,
+                                                                 const uint8_t *prev, size_t n,
+                                                                 size_t bpp, uint8_t *out)
+{
+    const __m256i one = _mm256_set1_epi8(1);
+    size_t i = bpp;
+    for (; i + 32 <= n; i += 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(cur + i));
+        __m256i a = _mm256_loadu_si256((const __m256i *)(cur + i - bpp));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(prev + i));
+        __m256i r;
+        if (k == 1)
+            r = _mm256_sub_epi8(x, a);
+        else if (k == 2)
+            r = _mm256_sub_epi8(x, b);
+        else if (k == 3)
+            r = _mm256_sub_epi8(x, _mm256_sub_epi8(_mm256_avg_epu8(a, b), _mm256_and_si256(_mm256_xor_si256(a, b), one)));
+        else
+            r = _mm256_sub_epi8(x, paeth32(a, b, _mm256_loadu_si256((const __m256i *)(prev + i - bpp))));
+        _mm256_storeu_si256((__m256i *)(out + i), r);
+    }
+    return i;
+}
+
 /* choose_filter's five sums over bytes [bpp, bpp + 32·k) of the row, 32 at a
  * time: the same operations as its SSE2 loop on twice the lanes (integers:
  * the same sums). Returns the end of the bytes summed. */
@@ -130,8 +181,7 @@ __attribute__((target("avx2"))) static size_t filter_sums_avx2(const uint8_t *cu
                                                                 const uint8_t *prev, size_t n,
                                                                 size_t bpp, uint32_t s[5])
 {
-    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi8(1),
-                  ones16 = _mm256_set1_epi16(-1);
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi8(1);
     __m256i t[5] = {zero, zero, zero, zero, zero};
 #define MAG_SUM(k, r)                                                                            t[k] = _mm256_add_epi64(t[k], _mm256_sad_epu8(_mm256_min_epu8((r), _mm256_sub_epi8(zero, (r))), zero))
     size_t i = bpp;
@@ -145,20 +195,7 @@ __attribute__((target("avx2"))) static size_t filter_sums_avx2(const uint8_t *cu
         MAG_SUM(2, _mm256_sub_epi8(x, b));
         __m256i avg = _mm256_sub_epi8(_mm256_avg_epu8(a, b), _mm256_and_si256(_mm256_xor_si256(a, b), one));
         MAG_SUM(3, _mm256_sub_epi8(x, avg));
-        __m256i pred[2];
-        for (int h = 0; h < 2; ++h) {
-            /* per 128-bit lane, as unpack does: packus below puts them back in place */
-            __m256i a16 = h ? _mm256_unpackhi_epi8(a, zero) : _mm256_unpacklo_epi8(a, zero);
-            __m256i b16 = h ? _mm256_unpackhi_epi8(b, zero) : _mm256_unpacklo_epi8(b, zero);
-            __m256i c16 = h ? _mm256_unpackhi_epi8(c, zero) : _mm256_unpacklo_epi8(c, zero);
-            __m256i p = _mm256_sub_epi16(b16, c16), q = _mm256_sub_epi16(a16, c16), pq = _mm256_add_epi16(p, q);
-            __m256i pa = _mm256_abs_epi16(p), pb = _mm256_abs_epi16(q), pc = _mm256_abs_epi16(pq);
-            __m256i use_a = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi16(pa, pb), _mm256_cmpgt_epi16(pa, pc)), ones16);
-            __m256i use_b = _mm256_andnot_si256(_mm256_cmpgt_epi16(pb, pc), ones16);
-            __m256i bc = _mm256_blendv_epi8(c16, b16, use_b);
-            pred[h] = _mm256_blendv_epi8(bc, a16, use_a);
-        }
-        MAG_SUM(4, _mm256_sub_epi8(x, _mm256_packus_epi16(pred[0], pred[1])));
+        MAG_SUM(4, _mm256_sub_epi8(x, paeth32(a, b, c)));
     }
 #undef MAG_SUM
     for (int k = 0; k < 5; ++k) {
@@ -270,6 +307,227 @@ static int choose_filter(const uint8_t *cur, const uint8_t *prev, size_t n, size
     return k;
 }
 
+/* ---- the stream libpng writes, written here (large images) -------------- */
+
+/* Row k's filter bytes into out (n bytes): the filter type's residuals. */
+static void apply_filter(int k, const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
+                         uint8_t *out, bool avx2)
+{
+    size_t i = 0;
+    (void)avx2;
+#ifdef SKF_PNG_AVX2
+    if (avx2 && k > 0) {
+        /* the first bpp bytes (no left neighbour) and the tail as below */
+        for (; i < bpp; ++i)
+            out[i] = (uint8_t)(cur[i] - (k == 1 ? 0 : k == 2 ? prev[i] : k == 3 ? prev[i] / 2
+                                                                  : paeth_predict(0, prev[i], 0)));
+        i = apply_filter_avx2(k, cur, prev, n, bpp, out);
+        for (; i < n; ++i) {
+            unsigned a = cur[i - bpp], b = prev[i], c = prev[i - bpp];
+            out[i] = (uint8_t)(cur[i] - (k == 1 ? a : k == 2 ? b : k == 3 ? (a + b) / 2
+                                                            : paeth_predict(a, b, c)));
+        }
+        return;
+    }
+#endif
+    switch (k) {
+    case 0:
+        memcpy(out, cur, n);
+        return;
+    case 1:
+        for (; i < bpp; ++i)
+            out[i] = cur[i];
+#pragma omp simd
+        for (size_t j = bpp; j < n; ++j)
+            out[j] = (uint8_t)(cur[j] - cur[j - bpp]);
+        return;
+    case 2:
+#pragma omp simd
+        for (size_t j = 0; j < n; ++j)
+            out[j] = (uint8_t)(cur[j] - prev[j]);
+        return;
+    case 3:
+        for (; i < bpp; ++i)
+            out[i] = (uint8_t)(cur[i] - prev[i] / 2);
+#pragma omp simd
+        for (size_t j = bpp; j < n; ++j)
+            out[j] = (uint8_t)(cur[j] - (cur[j - bpp] + prev[j]) / 2);
+        return;
+    default:
+        for (; i < bpp; ++i)
+            out[i] = (uint8_t)(cur[i] - paeth_predict(0, prev[i], 0));
+        for (size_t j = bpp; j < n; ++j)
+            out[j] = (uint8_t)(cur[j] - paeth_predict(cur[j - bpp], prev[j], prev[j - bpp]));
+        return;
+    }
+}
+
+typedef struct png_out {
+    uint8_t *data;
+    size_t size, cap;
+    bool nomem;
+} png_out;
+
+static void out_put(png_out *o, const void *bytes, size_t n)
+{
+    if (o->nomem)
+        return;
+    if (n > (size_t)-1 / 2 - o->size) {
+        o->nomem = true;
+        return;
+    }
+    if (o->size + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap < o->size + n)
+            cap *= 2;
+        uint8_t *p = skf_realloc_array(o->data, cap, 1);
+        if (!p) {
+            o->nomem = true;
+            return;
+        }
+        o->data = p, o->cap = cap;
+    }
+    memcpy(o->data + o->size, bytes, n);
+    o->size += n;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
+
+/* One chunk (PNG spec §5.3): length, type, data, CRC-32 of type and data. */
+static void out_chunk(png_out *o, const char *type, const uint8_t *data, size_t n)
+{
+    uint8_t head[8], crc[4];
+    put_be32(head, (uint32_t)n);
+    memcpy(head + 4, type, 4);
+    uLong c = crc32(0L, head + 4, 4);
+    if (n)
+        c = crc32(c, data, (uInt)n);
+    put_be32(crc, (uint32_t)c);
+    out_put(o, head, 8);
+    if (n)
+        out_put(o, data, n);
+    out_put(o, crc, 4);
+}
+
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+    (void)opaque;
+    return skf_malloc_array(items ? items : 1, size ? size : 1);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+    (void)opaque;
+    skf_free(p);
+}
+
+/* The bytes libpng 1.6 writes for this image at compression level 6 with
+ * the filter of every row chosen as choose_filter does (the first row
+ * against a row of zeros, as libpng's own choice among all filters), for an
+ * image whose filtered data exceeds 16384 bytes (below that libpng narrows
+ * the deflate window to the data): signature, IHDR, the zlib stream of the
+ * filtered rows — deflate with libpng's parameters (window 2^15, memory
+ * level 8, its strategy for filtered data, PNG_Z_DEFAULT_STRATEGY), the rows
+ * handed over one by one as libpng does — cut into IDAT chunks of libpng's
+ * buffer size (PNG_ZBUF_SIZE), IEND. Writing them here saves libpng's second
+ * filtering of every row (tests/render/test_png_filter compares the bytes with
+ * libpng's own encoder). Returns SKF_ERR_NOMEM or SKF_OK. */
+static skf_status encode_direct(const skf_image *img, bool opaque, bool avx2, uint8_t **data,
+                                size_t *size, skf_error *err)
+{
+    size_t bpp = opaque ? 3 : 4, row_bytes = bpp * (size_t)img->width;
+    png_out o = {0};
+    uint8_t *buf = skf_malloc_array(row_bytes, 4);     /* two source rows, zeros, the filtered row */
+    uint8_t *filtered = skf_malloc_array(row_bytes + 1, 1);
+    uint8_t *zbuf = skf_malloc_array(PNG_ZBUF_SIZE, 1);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc, z.zfree = z_free;
+    bool z_ready = false;
+    skf_status st;
+    if (!buf || !filtered || !zbuf)
+        goto nomem;
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15, 8, PNG_Z_DEFAULT_STRATEGY) != Z_OK)
+        goto nomem;
+    z_ready = true;
+    static const uint8_t signature[8] = {137, 80, 78, 71, 13, 10, 26, 10};
+    out_put(&o, signature, 8);
+    uint8_t ihdr[13];
+    put_be32(ihdr, (uint32_t)img->width);
+    put_be32(ihdr + 4, (uint32_t)img->height);
+    ihdr[8] = 8, ihdr[9] = opaque ? 2 : 6, ihdr[10] = ihdr[11] = ihdr[12] = 0;
+    out_chunk(&o, "IHDR", ihdr, 13);
+    uint8_t *zero = buf + 2 * row_bytes;
+    memset(zero, 0, row_bytes);
+    const uint8_t *prev = zero;
+    z.next_out = zbuf, z.avail_out = PNG_ZBUF_SIZE;
+    for (int y = 0; y <= img->height; ++y) {
+        bool last = y == img->height;
+        if (!last) {
+            const uint8_t *src = img->pixels + (size_t)y * img->stride, *cur = src;
+            if (opaque) {
+                uint8_t *dst = buf + (size_t)(y & 1) * row_bytes;
+                int x = 0;
+#ifdef SKF_PNG_AVX2
+                if (avx2)
+                    x = rgba_to_rgb_avx2(dst, src, img->width);
+#endif
+                for (; x < img->width; ++x)
+                    memcpy(dst + 3 * (size_t)x, src + 4 * (size_t)x, 3);
+                cur = dst;
+            }
+            int k = choose_filter(cur, prev, row_bytes, bpp, avx2);
+            filtered[0] = (uint8_t)k;
+            apply_filter(k, cur, prev, row_bytes, bpp, filtered + 1, avx2);
+            prev = cur;
+            z.next_in = filtered, z.avail_in = (uInt)(row_bytes + 1);
+        }
+        for (;;) {
+            int ret = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+            if (ret == Z_MEM_ERROR)
+                goto nomem;
+            if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR) {
+                st = skf_fail(err, SKF_ERR_IO, "png: encode: zlib: %s", z.msg ? z.msg : "deflate failed");
+                goto fail;
+            }
+            if (z.avail_out == 0) { /* a full buffer: one IDAT of PNG_ZBUF_SIZE bytes */
+                out_chunk(&o, "IDAT", zbuf, PNG_ZBUF_SIZE);
+                z.next_out = zbuf, z.avail_out = PNG_ZBUF_SIZE;
+            }
+            if (ret == Z_STREAM_END) {
+                if (z.avail_out < PNG_ZBUF_SIZE)
+                    out_chunk(&o, "IDAT", zbuf, PNG_ZBUF_SIZE - z.avail_out);
+                break;
+            }
+            if (!last && z.avail_in == 0)
+                break;
+        }
+    }
+    out_chunk(&o, "IEND", NULL, 0);
+    if (o.nomem)
+        goto nomem;
+    deflateEnd(&z);
+    skf_free(buf);
+    skf_free(filtered);
+    skf_free(zbuf);
+    *data = o.data;
+    *size = o.size;
+    return SKF_OK;
+nomem:
+    st = skf_fail(err, SKF_ERR_NOMEM, "png: encode: out of memory");
+fail:
+    if (z_ready)
+        deflateEnd(&z);
+    skf_free(buf);
+    skf_free(filtered);
+    skf_free(zbuf);
+    skf_free(o.data);
+    return st;
+}
+
 skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, skf_error *err)
 {
     *data = NULL;
@@ -277,6 +535,15 @@ skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, sk
     png_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     volatile bool opaque = all_opaque(img);
+#ifdef SKF_PNG_AVX2
+    bool use_avx2 = !skfi_render_portable && __builtin_cpu_supports("avx2");
+#else
+    bool use_avx2 = false;
+#endif
+    /* libpng's filtered data: (row bytes + filter byte) per row */
+    if (img->width > 1 && img->height > 1 &&
+        (size_t)img->height * ((opaque ? 3 : 4) * (size_t)img->width + 1) > 16384)
+        return encode_direct(img, opaque, use_avx2, data, size, err);
     uint8_t *volatile row = NULL;
     png_structp png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &ctx, on_png_error,
                                                 on_png_warning, &ctx, png_alloc, png_dealloc);
