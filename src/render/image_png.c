@@ -222,6 +222,24 @@ __attribute__((target("avx2"))) static int rgba_to_rgb_avx2(uint8_t *dst, const 
 }
 #endif
 
+/* Row y as the PNG stores it: the RGBA pixels, or (opaque) their RGB bytes
+ * copied into dst. */
+static const uint8_t *source_row(const skf_image *img, int y, bool opaque, uint8_t *dst, bool avx2)
+{
+    const uint8_t *src = img->pixels + (size_t)y * img->stride;
+    if (!opaque)
+        return src;
+    int x = 0;
+    (void)avx2;
+#ifdef SKF_PNG_AVX2
+    if (avx2)
+        x = rgba_to_rgb_avx2(dst, src, img->width);
+#endif
+    for (; x < img->width; ++x)
+        memcpy(dst + 3 * (size_t)x, src + 4 * (size_t)x, 3);
+    return dst;
+}
+
 static int choose_filter(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp, bool avx2)
 {
     /* 32-bit sums (4 lanes per SSE vector): a row sums to at most 128·n < 2^32 */
@@ -467,18 +485,7 @@ static skf_status encode_direct(const skf_image *img, bool opaque, bool avx2, ui
     for (int y = 0; y <= img->height; ++y) {
         bool last = y == img->height;
         if (!last) {
-            const uint8_t *src = img->pixels + (size_t)y * img->stride, *cur = src;
-            if (opaque) {
-                uint8_t *dst = buf + (size_t)(y & 1) * row_bytes;
-                int x = 0;
-#ifdef SKF_PNG_AVX2
-                if (avx2)
-                    x = rgba_to_rgb_avx2(dst, src, img->width);
-#endif
-                for (; x < img->width; ++x)
-                    memcpy(dst + 3 * (size_t)x, src + 4 * (size_t)x, 3);
-                cur = dst;
-            }
+            const uint8_t *cur = source_row(img, y, opaque, buf + (size_t)(y & 1) * row_bytes, avx2);
             int k = choose_filter(cur, prev, row_bytes, bpp, avx2);
             filtered[0] = (uint8_t)k;
             apply_filter(k, cur, prev, row_bytes, bpp, filtered + 1, avx2);
@@ -590,19 +597,7 @@ skf_status skf_png_encode(const skf_image *img, uint8_t **data, size_t *size, sk
     bool avx2 = false;
 #endif
     for (int y = 0; y < img->height; ++y) {
-        const uint8_t *src = img->pixels + (size_t)y * img->stride;
-        const uint8_t *cur = src;
-        if (opaque) {
-            uint8_t *dst = row + (size_t)(y & 1) * row_bytes;
-            int x = 0;
-#ifdef SKF_PNG_AVX2
-            if (avx2)
-                x = rgba_to_rgb_avx2(dst, src, img->width);
-#endif
-            for (; x < img->width; ++x)
-                memcpy(dst + 3 * (size_t)x, src + 4 * (size_t)x, 3);
-            cur = dst;
-        }
+        const uint8_t *cur = source_row(img, y, opaque, opaque ? row + (size_t)(y & 1) * row_bytes : NULL, avx2);
         if (own_choice && prev)
             png_set_filter(png, PNG_FILTER_TYPE_BASE,
                            filter_flag[choose_filter(cur, prev, row_bytes, bpp, avx2)]);

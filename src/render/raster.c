@@ -119,18 +119,6 @@ void skfi_raster_clear_depth(skfi_raster *r, int row0, int row1)
                   ZERO = _mm_setzero_pd(), HALF = _mm_set1_pd(0.5)
 #endif
 
-/* Row SY of a triangle's scan (ts; vertices ax..cy): the columns [lo, hi]
- * that can hold the inside, the row-constant halves r0, r1 of the edge
- * functions of INSIDE_SCALAR / INSIDE_PAIR (and with SSE2 both in lanes, R0,
- * R1), the index of the row's first sample, and sx = lo, the first column to
- * test. */
-#define ROW_SETUP_SCALAR(SY)                                                                 \
-    double py = (SY) + 0.5;                                                                 \
-    int lo, hi;                                                                             \
-    tri_scan_row(&ts, py, &lo, &hi);                                                        \
-    const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);                   \
-    size_t row = (size_t)(SY) * (size_t)r->w;                                               \
-    int sx = lo
 #ifdef __SSE2__
 #define ROW_SETUP(SY)                                                                        \
     ROW_SETUP_SCALAR(SY);                                                                   \
@@ -162,12 +150,7 @@ void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const u
     }
 #endif
     for (size_t t = 0; t < triangle_count; ++t) {
-        const skfi_screen_vertex a = v[tri[3 * t]], b = v[tri[3 * t + 1]], cc = v[tri[3 * t + 2]];
-        tri_scan ts;
-        if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))
-            continue;
-        const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
-        const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
+        TRI_SCAN_BEGIN(t);
         PAIR_CONSTANTS;
         for (int sy = ts.y0; sy <= ts.y1; ++sy) {
             ROW_SETUP(sy);
@@ -202,13 +185,8 @@ void skfi_raster_depth(skfi_raster *r, const skfi_screen_vertex *v, const uint32
     }
 #endif
     for (size_t t = 0; t < triangle_count; ++t) {
-        const skfi_screen_vertex a = v[tri[3 * t]], b = v[tri[3 * t + 1]], cc = v[tri[3 * t + 2]];
-        tri_scan ts;
-        if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))
-            continue;
+        TRI_SCAN_BEGIN(t);
         const uint32_t id = (uint32_t)t;
-        const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
-        const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
         const double za = a.z, zb = b.z, zc = cc.z;
 #ifdef __SSE2__
         PAIR_CONSTANTS;
@@ -308,29 +286,7 @@ void skfi_compose_row(const skfi_raster *r, const skfi_raster *sil, const skfi_t
                       const skfi_palette *pal, int y, uint8_t *R, uint8_t *G, uint8_t *B)
 {
     const double(*bins)[3] = pal->bins;
-    int w = r->w;
-    size_t row = (size_t)y * (size_t)w;
-    const uint8_t bg[3] = {(uint8_t)(SKF_RENDER_BACKGROUND >> 24), (uint8_t)(SKF_RENDER_BACKGROUND >> 16),
-                           (uint8_t)(SKF_RENDER_BACKGROUND >> 8)};
-    if (sil) {
-        const uint8_t sc[3] = {(uint8_t)(SKF_RENDER_SILHOUETTE >> 24),
-                               (uint8_t)(SKF_RENDER_SILHOUETTE >> 16),
-                               (uint8_t)(SKF_RENDER_SILHOUETTE >> 8)};
-        const uint8_t *L = sil->layer + row;
-#pragma omp simd
-        for (int x = 0; x < w; ++x) {
-            R[x] = L[x] ? sc[0] : bg[0];
-            G[x] = L[x] ? sc[1] : bg[1];
-            B[x] = L[x] ? sc[2] : bg[2];
-        }
-    } else {
-        memset(R, bg[0], (size_t)w);
-        memset(G, bg[1], (size_t)w);
-        memset(B, bg[2], (size_t)w);
-    }
-    const float *depth = r->depth + row;
-    const uint32_t *owner = r->tri + row;
-    const double py = y + 0.5;
+    COMPOSE_ROW_BEGIN;
     int x = next_winner(depth, 0, w);
     while (x < w) {
         const uint32_t t = owner[x];

@@ -41,28 +41,23 @@ static inline __m128i lane_mask(int m)
 /* (k + 0.5) for lanes k: added to the row's first column gives x + 0.5
  * exactly (integers and halves below 2^52 are exact), as (double)x + 0.5 */
 #define LANE_OFFSETS _mm256_setr_pd(0.5, 1.5, 2.5, 3.5)
+/* ROW_SETUP_SCALAR, r0 and r1 in lanes, and px: the lanes' x + 0.5 from sx */
+#define ROW_SETUP4(SY)                                                                            \
+    ROW_SETUP_SCALAR(SY);                                                                        \
+    const __m256d R0 = _mm256_set1_pd(r0), R1 = _mm256_set1_pd(r1);                             \
+    __m256d px = _mm256_add_pd(_mm256_set1_pd((double)sx), LANE_OFFSETS)
 
 void skfi_raster_silhouette_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
                                  size_t triangle_count, int row0, int row1)
 {
     const __m256d ONE = _mm256_set1_pd(1.0), ZERO = _mm256_setzero_pd(), STEP = _mm256_set1_pd(4.0);
     for (size_t t = 0; t < triangle_count; ++t) {
-        const skfi_screen_vertex a = v[tri[3 * t]], b = v[tri[3 * t + 1]], cc = v[tri[3 * t + 2]];
-        tri_scan ts;
-        if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))
-            continue;
-        const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
-        const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
+        TRI_SCAN_BEGIN(t);
         TRI_CONSTANTS;
         for (int sy = ts.y0; sy <= ts.y1; ++sy) {
-            double py = sy + 0.5;
-            int lo, hi;
-            tri_scan_row(&ts, py, &lo, &hi);
-            const __m256d R0 = _mm256_set1_pd((cx - bx) * (py - by)),
-                          R1 = _mm256_set1_pd((ax - cx) * (py - cy));
-            uint8_t *layer = r->layer + (size_t)sy * (size_t)r->w;
-            __m256d px = _mm256_add_pd(_mm256_set1_pd((double)lo), LANE_OFFSETS);
-            for (int sx = lo; sx <= hi; sx += 4, px = _mm256_add_pd(px, STEP)) {
+            ROW_SETUP4(sy);
+            uint8_t *layer = r->layer + row;
+            for (; sx <= hi; sx += 4, px = _mm256_add_pd(px, STEP)) {
                 INSIDE4(px);
                 int n = hi - sx + 1;
                 unsigned m = (unsigned)INSIDE4_BITS & (n >= 4 ? 15u : (1u << n) - 1);
@@ -87,27 +82,16 @@ void skfi_raster_depth_avx2(skfi_raster *r, const skfi_screen_vertex *v, const u
 {
     const __m256d ONE = _mm256_set1_pd(1.0), ZERO = _mm256_setzero_pd(), STEP = _mm256_set1_pd(4.0);
     for (size_t t = 0; t < triangle_count; ++t) {
-        const skfi_screen_vertex a = v[tri[3 * t]], b = v[tri[3 * t + 1]], cc = v[tri[3 * t + 2]];
-        tri_scan ts;
-        if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))
-            continue;
+        TRI_SCAN_BEGIN(t);
         const uint32_t id = (uint32_t)t;
         const __m128i ID = _mm_set1_epi32((int)id);
-        const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;
-        const double d0 = cy - by, d1 = ay - cy, inv = ts.inv;
         TRI_CONSTANTS;
         const __m256d ZA = _mm256_set1_pd(a.z), ZB = _mm256_set1_pd(b.z), ZC = _mm256_set1_pd(cc.z);
         for (int sy = ts.y0; sy <= ts.y1; ++sy) {
-            double py = sy + 0.5;
-            int lo, hi;
-            tri_scan_row(&ts, py, &lo, &hi);
-            const __m256d R0 = _mm256_set1_pd((cx - bx) * (py - by)),
-                          R1 = _mm256_set1_pd((ax - cx) * (py - cy));
-            size_t row = (size_t)sy * (size_t)r->w;
+            ROW_SETUP4(sy);
             float *depth = r->depth + row;
             uint32_t *owner = r->tri + row;
-            __m256d px = _mm256_add_pd(_mm256_set1_pd((double)lo), LANE_OFFSETS);
-            for (int sx = lo; sx <= hi; sx += 4, px = _mm256_add_pd(px, STEP)) {
+            for (; sx <= hi; sx += 4, px = _mm256_add_pd(px, STEP)) {
                 INSIDE4(px);
                 int n = hi - sx + 1;
                 int m = INSIDE4_BITS & (n >= 4 ? 15 : (1 << n) - 1);
@@ -190,29 +174,7 @@ static inline void put_bytes(uint8_t *dst, uint32_t bytes, int n)
 void skfi_compose_row_avx2(const skfi_raster *r, const skfi_raster *sil, const skfi_tri_shade *shade,
                            const skfi_palette *pal, int y, uint8_t *R, uint8_t *G, uint8_t *B)
 {
-    int w = r->w;
-    size_t row = (size_t)y * (size_t)w;
-    const uint8_t bg[3] = {(uint8_t)(SKF_RENDER_BACKGROUND >> 24), (uint8_t)(SKF_RENDER_BACKGROUND >> 16),
-                           (uint8_t)(SKF_RENDER_BACKGROUND >> 8)};
-    if (sil) {
-        const uint8_t sc[3] = {(uint8_t)(SKF_RENDER_SILHOUETTE >> 24),
-                               (uint8_t)(SKF_RENDER_SILHOUETTE >> 16),
-                               (uint8_t)(SKF_RENDER_SILHOUETTE >> 8)};
-        const uint8_t *L = sil->layer + row;
-#pragma omp simd
-        for (int x = 0; x < w; ++x) {
-            R[x] = L[x] ? sc[0] : bg[0];
-            G[x] = L[x] ? sc[1] : bg[1];
-            B[x] = L[x] ? sc[2] : bg[2];
-        }
-    } else {
-        memset(R, bg[0], (size_t)w);
-        memset(G, bg[1], (size_t)w);
-        memset(B, bg[2], (size_t)w);
-    }
-    const float *depth = r->depth + row;
-    const uint32_t *owner = r->tri + row;
-    const double py = y + 0.5;
+    COMPOSE_ROW_BEGIN;
     const __m256d ONE = _mm256_set1_pd(1.0), ZERO = _mm256_setzero_pd(), STEP = _mm256_set1_pd(4.0),
                   HALF = _mm256_set1_pd(0.5), BYTE_MAX = _mm256_set1_pd(255.0),
                   BIN_PCT = _mm256_set1_pd(SKF_COLORMAP_BIN_PCT),

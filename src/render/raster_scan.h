@@ -9,6 +9,7 @@
 #include "render/render_internal.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 static inline double edge(double ax, double ay, double bx, double by, double px, double py)
 {
@@ -103,5 +104,64 @@ static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *h
     double b1 = (r1 - d1 * (px - cx)) * inv;                                                \
     double b2 = 1.0 - b0 - b1;                                                              \
     bool inside = !(b0 < 0 || b1 < 0 || b2 < 0)
+
+/* Triangle t of a scan over sample rows [row0, row1) (in scope: v, tri, r,
+ * row0, row1): its screen vertices a, b, cc, the scan ts (`continue` when
+ * the triangle is degenerate or misses the rows), the coordinates as doubles
+ * and the constants d0, d1, inv of INSIDE_SCALAR. */
+#define TRI_SCAN_BEGIN(t)                                                                    \
+    const skfi_screen_vertex a = v[tri[3 * (t)]], b = v[tri[3 * (t) + 1]], cc = v[tri[3 * (t) + 2]]; \
+    tri_scan ts;                                                                            \
+    if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))                                   \
+        continue;                                                                           \
+    const double ax = a.x, ay = a.y, bx = b.x, by = b.y, cx = cc.x, cy = cc.y;             \
+    const double d0 = cy - by, d1 = ay - cy, inv = ts.inv
+
+/* Row SY of a triangle's scan (ts; vertices ax..cy): the columns [lo, hi]
+ * that can hold the inside, the row-constant halves r0, r1 of the edge
+ * functions of INSIDE_SCALAR, the index of the row's first sample, and
+ * sx = lo, the first column to test. */
+#define ROW_SETUP_SCALAR(SY)                                                                 \
+    double py = (SY) + 0.5;                                                                 \
+    int lo, hi;                                                                             \
+    tri_scan_row(&ts, py, &lo, &hi);                                                        \
+    const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);                   \
+    size_t row = (size_t)(SY) * (size_t)r->w;                                               \
+    int sx = lo
+
+/* The start of a compose of sample row y (in scope: r, sil, y, R, G, B):
+ * the base colours (compose_base), the row's depth and owner, and py. */
+#define COMPOSE_ROW_BEGIN                                                                    \
+    int w = r->w;                                                                           \
+    compose_base(r, sil, y, R, G, B);                                                       \
+    const float *depth = r->depth + (size_t)y * (size_t)w;                                  \
+    const uint32_t *owner = r->tri + (size_t)y * (size_t)w;                                 \
+    const double py = y + 0.5
+
+/* The colours of sample row y before its winners: the silhouette colour
+ * where sil (may be NULL) covers, else the background; three planes. */
+static inline void compose_base(const skfi_raster *r, const skfi_raster *sil, int y, uint8_t *R,
+                                uint8_t *G, uint8_t *B)
+{
+    int w = r->w;
+    const uint8_t bg[3] = {(uint8_t)(SKF_RENDER_BACKGROUND >> 24), (uint8_t)(SKF_RENDER_BACKGROUND >> 16),
+                           (uint8_t)(SKF_RENDER_BACKGROUND >> 8)};
+    if (sil) {
+        const uint8_t sc[3] = {(uint8_t)(SKF_RENDER_SILHOUETTE >> 24),
+                               (uint8_t)(SKF_RENDER_SILHOUETTE >> 16),
+                               (uint8_t)(SKF_RENDER_SILHOUETTE >> 8)};
+        const uint8_t *L = sil->layer + (size_t)y * (size_t)w;
+#pragma omp simd
+        for (int x = 0; x < w; ++x) {
+            R[x] = L[x] ? sc[0] : bg[0];
+            G[x] = L[x] ? sc[1] : bg[1];
+            B[x] = L[x] ? sc[2] : bg[2];
+        }
+    } else {
+        memset(R, bg[0], (size_t)w);
+        memset(G, bg[1], (size_t)w);
+        memset(B, bg[2], (size_t)w);
+    }
+}
 
 #endif
