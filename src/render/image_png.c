@@ -206,14 +206,15 @@ __attribute__((target("avx2"))) static size_t filter_sums_avx2(const uint8_t *cu
     return i;
 }
 
-/* RGB bytes of an RGBA row (n >= 9 pixels; the last pixel or more by the
- * caller's loop): 8 pixels per step, each 16-byte store inside the row. */
+/* RGB bytes of an RGBA row, 8 pixels per step while the second 16-byte store
+ * (bytes 12..27 of the step, pixels x+4 .. x+9) stays inside the row: x + 10
+ * <= n. The rest is the caller's. */
 __attribute__((target("avx2"))) static int rgba_to_rgb_avx2(uint8_t *dst, const uint8_t *src, int n)
 {
     const __m256i pick = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
                                           0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
     int x = 0;
-    for (; x + 9 <= n; x += 8) {
+    for (; x + 10 <= n; x += 8) {
         __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(src + 4 * (size_t)x)), pick);
         _mm_storeu_si128((__m128i *)(dst + 3 * (size_t)x), _mm256_castsi256_si128(v));
         _mm_storeu_si128((__m128i *)(dst + 3 * (size_t)x + 12), _mm256_extracti128_si256(v, 1));
