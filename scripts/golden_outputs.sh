@@ -16,6 +16,12 @@ bin=$(realpath "$1"); out=$2; mode=${3:-}
 data=${SKF_DATA:-$here/../shared/data}
 [ -d "$data/quaternius/animals" ] || { echo "golden: no shared data at $data (skipped)"; exit 77; }
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+# decompose's products and --pca go through OpenBLAS, whose kernels are picked per CPU and round
+# differently (here: Zen = Haswell, Sandybridge differs): pin the AVX2+FMA kernel where the CPU has
+# it, so the manifest holds on any such x86-64 machine, Intel or AMD.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo; then
+  export OPENBLAS_CORETYPE=Haswell
+fi
 rm -rf "$out"; mkdir -p "$out"; cd "$out"
 "$bin" demo -o demo >/dev/null 2>&1
 for a in Horse Deer Fox Wolf Cow Alpaca; do
