@@ -550,6 +550,19 @@ static void point_normal(const double *vn, const skf_surface_point *sp, double n
             n[a] /= l;
 }
 
+/* One query of two_way_rms: the closest point to p on bvh, started from
+ * *hint (UINT32_MAX: from *prev, the previous sample's), both updated; its
+ * squared distance is added to *sum (and *kept counted) when within trim. */
+static void trimmed_query(const skf_bvh *bvh, const double *p, uint32_t *hint, uint32_t *prev, double trim,
+                          double *sum, size_t *kept)
+{
+    skf_surface_point q;
+    skf_bvh_closest_hint(bvh, p, *hint != UINT32_MAX ? *hint : *prev, &q);
+    *hint = *prev = q.triangle;
+    if (q.distance <= trim)
+        *sum += q.distance * q.distance, ++*kept;
+}
+
 /* RMS closest distance both ways between the source and a target surface
  * (positions D with the target triangles) on the samples. hint_t / hint_s:
  * each sample's closest triangle of an earlier query (UINT32_MAX: none; the
@@ -564,22 +577,12 @@ static double two_way_rms(const skf_bvh *sbvh, const double *sp, const uint32_t 
     {
         uint32_t prev = UINT32_MAX;
 #pragma omp for schedule(static)
-        for (size_t k = 0; k < nts; ++k) {
-            skf_surface_point q;
-            skf_bvh_closest_hint(sbvh, D + 3 * (size_t)ts[k], hint_t[k] != UINT32_MAX ? hint_t[k] : prev, &q);
-            hint_t[k] = prev = q.triangle;
-            if (q.distance <= trim)
-                sum += q.distance * q.distance, ++kept;
-        }
+        for (size_t k = 0; k < nts; ++k)
+            trimmed_query(sbvh, D + 3 * (size_t)ts[k], hint_t + k, &prev, trim, &sum, &kept);
         prev = UINT32_MAX;
 #pragma omp for schedule(static)
-        for (size_t k = 0; k < nss; ++k) {
-            skf_surface_point q;
-            skf_bvh_closest_hint(dbvh, sp + 3 * (size_t)ss[k], hint_s[k] != UINT32_MAX ? hint_s[k] : prev, &q);
-            hint_s[k] = prev = q.triangle;
-            if (q.distance <= trim)
-                sum += q.distance * q.distance, ++kept;
-        }
+        for (size_t k = 0; k < nss; ++k)
+            trimmed_query(dbvh, sp + 3 * (size_t)ss[k], hint_s + k, &prev, trim, &sum, &kept);
     }
     return kept ? sqrt(sum / (double)kept) : HUGE_VAL;
 }
