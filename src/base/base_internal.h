@@ -2,6 +2,8 @@
 #ifndef SKF_BASE_INTERNAL_H
 #define SKF_BASE_INTERNAL_H
 
+#include "skinfit/base.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 
@@ -30,5 +32,13 @@ bool skfi_json_oom(void);
 
 json_t *skfi_json_loadb(const char *buffer, size_t size, size_t flags, json_error_t *je, bool *nomem);
 json_t *skfi_json_load_file(const char *path, size_t flags, json_error_t *je, bool *nomem);
+
+/* skf_read_file_limits for a descriptor the caller opened (O_RDONLY; the
+ * io layer opens files along a checked path, gltf_buffers.c): fstat, then
+ * the whole content under the named limit id into *data (skf_malloc'd, one
+ * NUL byte past *size, caller frees). path names the file in messages and in
+ * the error's place. The descriptor is closed on every return. */
+skf_status skfi_read_fd_limits(int fd, const char *path, const skf_limits *limits,
+                               skf_limit_id id, uint8_t **data, size_t *size, skf_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* Whole-file reads and atomic (temp + rename) writes; see base.h. */
 #include "skinfit/base.h"
+#include "base/base_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,42 +14,61 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* limit_id < 0: a plain byte cap; otherwise the cap is that named limit
- * (under limits, NULL: process-wide). */
-static skf_status read_file(const char *path, size_t max_size, int limit_id,
-                            const skf_limits *limits, uint8_t **data, size_t *size,
-                            skf_error *err)
+/* Read the whole of an open descriptor (closed here, whatever happens);
+ * path only names it in messages. limit_id < 0: a plain byte cap; otherwise
+ * the cap is that named limit (under limits, NULL: process-wide). The type
+ * and size come from fstat of the descriptor that is read, so nothing can be
+ * swapped in between the check and the read. */
+static skf_status read_fd(int fd, const char *path, size_t max_size, int limit_id,
+                          const skf_limits *limits, uint8_t **data, size_t *size, skf_error *err)
 {
     *data = NULL;
     *size = 0;
     struct stat st;
-    if (stat(path, &st) != 0)
-        return skf_fail(err, SKF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return skf_fail(err, SKF_ERR_IO, "%s: is a directory, expected a file", path);
-    if (!S_ISREG(st.st_mode))
-        return skf_fail(err, SKF_ERR_IO, "%s: not a regular file", path);
-    if ((uint64_t)st.st_size > (uint64_t)max_size && limit_id >= 0)
-        return skf_fail(err, SKF_ERR_LIMIT, "%s: file is %lld bytes, above %s", path,
-                        (long long)st.st_size,
-                        skf_limits_exceeded(limits, (skf_limit_id)limit_id).text);
-    if ((uint64_t)st.st_size > (uint64_t)max_size)
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return skf_fail(err, SKF_ERR_IO, "%s: cannot open: %s", path, strerror(e));
+    }
+    const char *bad_type = S_ISDIR(st.st_mode)  ? "is a directory, expected a file"
+                           : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                  : NULL;
+    if (bad_type) {
+        close(fd);
+        return skf_fail(err, SKF_ERR_IO, "%s: %s", path, bad_type);
+    }
+    if ((uint64_t)st.st_size > (uint64_t)max_size) {
+        close(fd);
+        if (limit_id >= 0)
+            return skf_fail(err, SKF_ERR_LIMIT, "%s: file is %lld bytes, above %s", path,
+                            (long long)st.st_size,
+                            skf_limits_exceeded(limits, (skf_limit_id)limit_id).text);
         return skf_fail(err, SKF_ERR_LIMIT,
                         "%s: file is %lld bytes, above the limit of %zu bytes", path,
                         (long long)st.st_size, max_size);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return skf_fail(err, SKF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    /* opened non-blocking so that a FIFO cannot hang the open; a regular
+     * file reads the same either way */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     size_t n = (size_t)st.st_size;
     uint8_t *buf = skf_malloc(n + 1);
     if (!buf) {
-        fclose(fp);
+        close(fd);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, n);
     }
-    size_t got = fread(buf, 1, n, fp);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || got != n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
         skf_free(buf);
         return skf_fail(err, SKF_ERR_IO, "%s: read failed at byte %zu", path, got);
     }
@@ -56,6 +76,28 @@ static skf_status read_file(const char *path, size_t max_size, int limit_id,
     *data = buf;
     *size = n;
     return SKF_OK;
+}
+
+static skf_status read_file(const char *path, size_t max_size, int limit_id,
+                            const skf_limits *limits, uint8_t **data, size_t *size,
+                            skf_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return skf_fail(err, SKF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return read_fd(fd, path, max_size, limit_id, limits, data, size, err);
+}
+
+skf_status skfi_read_fd_limits(int fd, const char *path, const skf_limits *limits,
+                               skf_limit_id id, uint8_t **data, size_t *size, skf_error *err)
+{
+    skf_status st =
+        read_fd(fd, path, skf_limits_value(limits, id), (int)id, limits, data, size, err);
+    if (st)
+        skf_error_set_place(err, path, NULL, -1, NULL, -1);
+    return st;
 }
 
 skf_status skf_read_file(const char *path, size_t max_size, uint8_t **data, size_t *size,

@@ -16,12 +16,15 @@
  * the output GLB). The writer resolves image URIs with the same function.
  */
 #include "io/gltf_internal.h"
+#include "base/base_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int hexval(char c)
 {
@@ -56,10 +59,16 @@ static bool below(const char *root, const char *real)
  * on a dangling or looping link is refused the same way), so the refusal
  * tells nothing about the outside. After a component that does not exist
  * the rest is walked as text (a ".." above the top is still refused); the
- * read then fails naming the path inside the folder. */
-static skf_status check_inside(const char *base_dir, const char *rel, bool lexical, bool *inside)
+ * read then fails naming the path inside the folder. With canon (disk
+ * only), an inside answer also gives the walked path (skf_malloc'd: every
+ * existing component the realpath of its link, so no symlink and no "..")
+ * and the length of the folder's realpath it starts with. */
+static skf_status check_inside(const char *base_dir, const char *rel, bool lexical, bool *inside,
+                               char **canon, size_t *root_len)
 {
     *inside = false;
+    if (canon)
+        *canon = NULL;
     size_t n = strlen(rel);
     if (lexical) {
         long depth = 0;
@@ -138,9 +147,14 @@ static skf_status check_inside(const char *base_dir, const char *rel, bool lexic
         }
         i = j + 1;
     }
-    skf_free(cur);
-    free(root);     /* realpath's, from libc */
     *inside = ok;
+    if (root_len)
+        *root_len = strlen(root);
+    if (ok && !st && canon)
+        *canon = cur;
+    else
+        skf_free(cur);
+    free(root);     /* realpath's, from libc */
     return st;
 }
 
@@ -197,7 +211,8 @@ skf_status skfi_uri_to_path(const char *uri, const char *base_dir, unsigned flag
     path[o] = 0;
     if (!(flags & SKFI_URI_ALLOW_OUTSIDE)) {
         bool inside;
-        skf_status st = check_inside(base_dir, path + rel, flags & SKFI_URI_LEXICAL, &inside);
+        skf_status st =
+            check_inside(base_dir, path + rel, flags & SKFI_URI_LEXICAL, &inside, NULL, NULL);
         if (st || !inside) {
             skf_free(path);
             *why = st ? "out of memory" : skfi_uri_outside_why;
@@ -206,6 +221,87 @@ skf_status skfi_uri_to_path(const char *uri, const char *base_dir, unsigned flag
     }
     *out = path;
     return SKF_OK;
+}
+
+/* Open canon (check_inside's walked path) one component at a time from a
+ * descriptor on the folder's realpath (its first root_len bytes), never
+ * following a symlink (O_NOFOLLOW): the file opened is the one the check
+ * saw inside the folder, even if a component is swapped for a symlink
+ * after the check (then ELOOP or ENOTDIR). -1 with errno on failure. */
+static int open_walked(const char *canon, size_t root_len)
+{
+    char *root = skf_malloc(root_len + 1);
+    if (!root) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(root, canon, root_len);
+    root[root_len] = 0;
+    int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    skf_free(root);
+    const char *c = canon + root_len;
+    while (dfd >= 0 && *c) {
+        while (*c == '/')
+            ++c;
+        const char *e = c;
+        while (*e && *e != '/')
+            ++e;
+        if (e == c)
+            break;
+        char name[NAME_MAX + 1];
+        if ((size_t)(e - c) > NAME_MAX) {
+            close(dfd);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, c, (size_t)(e - c));
+        name[e - c] = 0;
+        bool last = *e == 0;
+        int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+                    (last ? O_NONBLOCK : O_DIRECTORY);
+        int fd = openat(dfd, name, flags);
+        int saved = errno;
+        close(dfd);
+        errno = saved;
+        if (fd < 0 || last)
+            return fd;
+        dfd = fd;
+        c = e;
+    }
+    return dfd;
+}
+
+skf_status skfi_read_uri_file(const char *base_dir, const char *path, unsigned flags,
+                              const skf_limits *limits, uint8_t **data, size_t *size,
+                              skf_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    if (flags & SKFI_URI_ALLOW_OUTSIDE)
+        return skf_read_file_limits(path, limits, SKF_LIMIT_FILE_BYTES, data, size, err);
+    size_t bl = strlen(base_dir);
+    size_t rel = bl + (bl && base_dir[bl - 1] != '/');
+    if (strlen(path) < rel || strncmp(path, base_dir, bl) != 0)
+        return skf_fail(err, SKF_ERR_ARGUMENT, "%s: not a path under %s", path, base_dir);
+    bool inside;
+    char *canon;
+    size_t root_len = 0;
+    skf_status st = check_inside(base_dir, path + rel, false, &inside, &canon, &root_len);
+    if (st)
+        return skf_fail(err, st, "%s: out of memory", path);
+    if (!inside)    /* changed since the resolver's check: refused the same way */
+        return skf_fail(err, SKF_ERR_FORMAT, "%s: %s", path, skfi_uri_outside_why);
+    int fd = open_walked(canon, root_len);
+    int e = errno;
+    skf_free(canon);
+    if (fd < 0) {
+        st = skf_fail(err, e == ENOMEM ? SKF_ERR_NOMEM : SKF_ERR_IO, "%s: cannot open: %s", path,
+                      e == ELOOP ? "a component became a symbolic link while it was opened"
+                                 : strerror(e));
+        skf_error_set_place(err, path, NULL, -1, NULL, -1);
+        return st;
+    }
+    return skfi_read_fd_limits(fd, path, limits, SKF_LIMIT_FILE_BYTES, data, size, err);
 }
 
 unsigned skfi_uri_flags(const skf_gltf *doc, const skf_gltf_load_options *options)
@@ -249,13 +345,16 @@ skf_status skfi_check_image_uris(skfi_parser *p, json_t *root, const char *base_
 }
 
 skf_status skfi_read_through(const skf_gltf_load_options *options, const char *path,
-                             uint8_t **data, size_t *size, skf_error *err)
+                             const char *base_dir, unsigned uri_flags, uint8_t **data,
+                             size_t *size, skf_error *err)
 {
     *data = NULL;
     *size = 0;
     const skf_gltf_file_options *f = options ? &options->file : NULL;
     const skf_limits *limits = options ? options->limits : NULL;
     size_t max = skf_limits_value(limits, SKF_LIMIT_FILE_BYTES);
+    if ((!f || !f->read) && base_dir)
+        return skfi_read_uri_file(base_dir, path, uri_flags, limits, data, size, err);
     if (!f || !f->read)
         return skf_read_file_limits(path, limits, SKF_LIMIT_FILE_BYTES, data, size, err);
     const uint8_t *bytes = NULL;
@@ -345,7 +444,8 @@ skf_status skfi_load_buffers(skfi_parser *p, json_t *root, const skfi_glb *glb,
                                            &why)))
                     return refused(p, st, up, u, why);
                 skf_error e;
-                st = skfi_read_through(p->options, path, &data, &size, &e);
+                st = skfi_read_through(p->options, path, base_dir, skfi_uri_flags(doc, p->options),
+                                       &data, &size, &e);
                 skf_free(path);
                 if (st)
                     return skfi_fail(p, st, up, "%s", e.message);

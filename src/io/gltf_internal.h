@@ -154,10 +154,26 @@ skf_status skfi_load_buffers(skfi_parser *p, json_t *root, const skfi_glb *glb,
                              const char *base_dir);
 
 /* Read the file at path through options' callbacks (options NULL or read
- * NULL: from disk, capped by the file-bytes limit). *data is a copy the
- * caller owns (skf_free); errors go to err naming path. */
+ * NULL: from disk, capped by the file-bytes limit). A path that a URI named
+ * (base_dir not NULL, path from skfi_uri_to_path with uri_flags) is read
+ * from disk with skfi_read_uri_file; the document's own file passes
+ * base_dir NULL. *data is a copy the caller owns (skf_free); errors go to
+ * err naming path. */
 skf_status skfi_read_through(const skf_gltf_load_options *options, const char *path,
-                             uint8_t **data, size_t *size, skf_error *err);
+                             const char *base_dir, unsigned uri_flags, uint8_t **data,
+                             size_t *size, skf_error *err);
+
+/* Read from disk the file at path, which skfi_uri_to_path(uri, base_dir,
+ * flags) gave, under the file-bytes limit (limits NULL: process-wide).
+ * Unless flags hold SKFI_URI_ALLOW_OUTSIDE, the inside-the-folder check is
+ * made again and the file is opened along the path it walked, one component
+ * at a time with O_NOFOLLOW from a descriptor on the folder: a symlink
+ * swapped in after skfi_uri_to_path's check (or after this one) makes the
+ * open fail instead of reading its target (issue 17, time-of-check to
+ * time-of-use). Errors name path only, never an outside file. */
+skf_status skfi_read_uri_file(const char *base_dir, const char *path, unsigned flags,
+                              const skf_limits *limits, uint8_t **data, size_t *size,
+                              skf_error *err);
 
 
 #endif

@@ -202,8 +202,8 @@ static skf_status embed_images(writer *w)
                 continue;
             }
             skf_error e;
-            skf_status st =
-                skf_read_file_limits(file, &w->doc->limits, SKF_LIMIT_FILE_BYTES, &data, &size, &e);
+            skf_status st = skfi_read_uri_file(w->doc->base_dir, file, skfi_uri_flags(w->doc, NULL),
+                                               &w->doc->limits, &data, &size, &e);
             skf_free(file);
             if (st) {
                 skf_warn(w->warnings,

@@ -15,7 +15,7 @@ skf_status skf_gltf_load_opts(const char *path, const skf_gltf_load_options *opt
     *out = NULL;
     uint8_t *data;
     size_t size;
-    skf_status st = skfi_read_through(options, path, &data, &size, err);
+    skf_status st = skfi_read_through(options, path, NULL, 0, &data, &size, err);
     if (st)
         return st;
     if (skfi_is_assimp_path(path)) {
