@@ -10,7 +10,9 @@
  *   4. the procedural creature: 5000 v x 24 f x 30 bones, and 50k v x 100 f x
  *      60 bones (CPU, peak memory against the decoded input).
  * Ends with the markdown table that README.md and docs/decompose.md quote.
- * usage: bench_decompose [--skip-creature] [--vertices N]  (env SKF_DATA) */
+ *   Bone_Anim and the creatures also with the opt-in Anderson acceleration.
+ * usage: bench_decompose [--skip-creature] [--skip-anderson] [--vertices N]
+ *        (env SKF_DATA) */
 #include "skinfit/creature.h"
 #include "skinfit/decompose.h"
 #include "skinfit/gltf.h"
@@ -53,7 +55,8 @@ typedef struct row {
     bool converged;
 } row;
 
-static int run_creature(size_t verts, size_t frames, size_t bones, int threads, const char *note)
+static int run_creature(size_t verts, size_t frames, size_t bones, int threads, int anderson,
+                        const char *note)
 {
     skf_error err;
     skf_creature_options co = {.vertices = verts};
@@ -75,7 +78,7 @@ static int run_creature(size_t verts, size_t frames, size_t bones, int threads, 
     }
     double input_mib = (double)cs->vertex_count * (double)cs->frame_count * 24.0 / 1048576.0;
     double mem0 = peak_mib();
-    skf_decompose_options o = {.bone_count = bones, .threads = threads};
+    skf_decompose_options o = {.bone_count = bones, .threads = threads, .anderson = anderson};
     double c0 = cpu_seconds();
     if (skf_decompose(cs->vertex_count, cs->frame_count, cs->positions, rig->rest_positions,
                       cs->triangle_count, cs->triangles, &o, &d, &err)) {
@@ -83,12 +86,12 @@ static int run_creature(size_t verts, size_t frames, size_t bones, int threads, 
         goto out;
     }
     double cpu = cpu_seconds() - c0;
-    printf("creature %zu v x %zu f x %zu bones, %d thread(s): CPU %.2f s (wall %.2f, init %.2f, "
-           "weight steps %.2f), %zu iterations (%s), RMS %.3g = %.4f %% of the diagonal; peak "
+    printf("creature %zu v x %zu f x %zu bones, %d thread(s)%s: CPU %.2f s (wall %.2f, init %.2f, "
+           "weight steps %.2f), %zu iterations (%s; %zu mixed, %zu rejected), RMS %.3g = %.4f %% of the diagonal; peak "
            "memory %.0f MiB (%.0f before), decoded input %.0f MiB  %s\n",
-           cs->vertex_count, cs->frame_count, bones, threads, cpu, d->seconds_total,
-           d->seconds_init, d->seconds_weights, d->iterations,
-           d->hit_cap ? "CAP" : "converged", d->metrics.rms,
+           cs->vertex_count, cs->frame_count, bones, threads, anderson > 0 ? ", --anderson 5" : "",
+           cpu, d->seconds_total, d->seconds_init, d->seconds_weights, d->iterations,
+           d->hit_cap ? "CAP" : "converged", d->accel_steps, d->accel_rejected, d->metrics.rms,
            100 * d->metrics.rms / d->metrics.diagonal, peak_mib(), mem0, input_mib, note);
     rc = 0;
 out:
@@ -103,11 +106,13 @@ out:
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    bool creature = true;
+    bool creature = true, plain = true;
     size_t verts = 50000;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--skip-creature"))
             creature = false;
+        else if (!strcmp(argv[i], "--skip-anderson"))
+            plain = false;
         else if (!strcmp(argv[i], "--vertices") && i + 1 < argc)
             verts = (size_t)atol(argv[++i]);
     }
@@ -116,10 +121,28 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/dembones/Bone_Anim.abc", dir);
     skf_error err;
     skf_meshseq *seq = NULL;
-    row rows[3] = {{0}};
+    row rows[3] = {{0}}, prow[3] = {{0}};
     bool have = false;
     if (skf_alembic_read(path, NULL, &seq, &err) == SKF_OK) {
         have = true;
+        for (int i = 0; i < 3 && plain; ++i) {
+            /* the opt-in Anderson acceleration (m = 5) beside the default */
+            skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1, .anderson = 5};
+            skf_decomposition *d = NULL;
+            double c0 = cpu_seconds();
+            if (skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
+                              seq->triangle_count, seq->triangles, &o, &d, &err)) {
+                printf("Bone_Anim: %s\n", err.message);
+                continue;
+            }
+            prow[i] = (row){cpu_seconds() - c0, d->metrics.rms, d->metrics.erms, d->iterations,
+                            !d->hit_cap};
+            printf("Bone_Anim %2zu bones, 1 thread, --anderson 5: CPU %.3f s, %zu iterations "
+                   "(%s; %zu from mixed states, %zu rejected), RMS %.5f\n", db_bones[i], prow[i].cpu,
+                   d->iterations, d->hit_cap ? "CAP" : "converged", d->accel_steps,
+                   d->accel_rejected, d->metrics.rms);
+            skf_decomposition_free(d);
+        }
         for (int i = 0; i < 3; ++i) {
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1};
             skf_decomposition *d = NULL;
@@ -160,6 +183,21 @@ int main(int argc, char **argv)
                    dt[0]->seconds_weights / dt[1]->seconds_weights,
                    dt[0]->seconds_total / dt[1]->seconds_total,
                    same ? "bit-identical" : "DIFFERENT");
+            /* The same from thread CPU times, which a loaded machine moves
+             * much less than wall time: the serial share (the caller's CPU
+             * outside the parallel loop), the loop's work summed over
+             * threads, and its critical path (the busiest thread). */
+            double serial = dt[0]->cpu_weights - dt[0]->cpu_weights_loop_sum;
+            double t1 = serial + dt[0]->cpu_weights_loop_sum;
+            double t2 = serial + dt[1]->cpu_weights_loop_max;
+            printf("weight step by thread CPU: serial part %.3f s (%.1f %%), parallel loop %.3f s "
+                   "at 1 thread, %.3f s summed over 2 threads (work x%.2f), busiest thread %.3f s "
+                   "(balance %.2f): 2-core speed-up on idle cores <= %.2fx\n",
+                   serial, 100 * serial / t1, dt[0]->cpu_weights_loop_sum,
+                   dt[1]->cpu_weights_loop_sum,
+                   dt[1]->cpu_weights_loop_sum / dt[0]->cpu_weights_loop_sum,
+                   dt[1]->cpu_weights_loop_max,
+                   dt[1]->cpu_weights_loop_sum / (2 * dt[1]->cpu_weights_loop_max), t1 / t2);
         }
         skf_decomposition_free(dt[0]);
         skf_decomposition_free(dt[1]);
@@ -183,9 +221,13 @@ int main(int argc, char **argv)
     }
     int rc = 0;
     if (creature) {
-        rc = run_creature(5000, 24, 30, 1, "(Dem Bones anchor ~10 s in total)");
-        if (!rc)
-            rc = run_creature(verts, 100, 60, 1, "(target <= 10 s; Dem Bones' weight solve alone ~6 min)");
+        for (int a = 0; a < (plain ? 2 : 1); ++a) {
+            if (!rc)
+                rc = run_creature(5000, 24, 30, 1, a ? 5 : 0, "(Dem Bones anchor ~10 s in total)");
+            if (!rc)
+                rc = run_creature(verts, 100, 60, 1, a ? 5 : 0,
+                                  "(target <= 10 s; Dem Bones' weight solve alone ~6 min)");
+        }
     }
     if (have) {
         printf("\n| Bone_Anim 754 × 400, bones | Dem Bones CPU s | Dem Bones RMS (defaults) | Dem Bones "

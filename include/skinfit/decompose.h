@@ -63,6 +63,11 @@ typedef struct skf_decompose_options {
                                  over the last `patience` iterations (docs/decompose.md);
                                  0 → SKF_DECOMPOSE_DEFAULT_TOLERANCE */
     size_t patience;          /* window of the stopping rule, iterations; 0 → default */
+    int anderson;             /* Anderson acceleration of the alternation over the bone
+                                 transforms (type II with memory m = anderson, 1…8, safeguarded
+                                 by the energy; docs/decompose.md): ≤ 0 → off, the plain
+                                 alternation (the default: no consistent gain measured,
+                                 docs/bench.md) */
     double meanshift_bandwidth; /* rotation-sequence distance (RMS over frames of
                                    ‖R_a − R_b‖_F); 0 → 0.3 */
     bool skeleton;            /* after the flat decomposition, build a bone tree and joints
@@ -110,6 +115,9 @@ typedef struct skf_decomposition {
     size_t iterations;        /* SSDR alternations run */
     size_t best_iteration;    /* the iterate kept (lowest energy; 0 = the initialisation) */
     bool hit_cap;             /* stopped by max_iterations, not by the stopping rule */
+    size_t accel_steps;       /* alternations started from an Anderson-mixed state */
+    size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
+                                 the run went back to the best iterate and a plain step) */
     size_t init_bones;        /* bones the initialisation found (mean shift) */
     skf_decompose_metrics metrics;     /* without shapes (of the skeletal result with a
                                           skeleton) */
@@ -119,6 +127,13 @@ typedef struct skf_decomposition {
     double size_ratio;        /* numbers stored by the skinned form / 3NF, docs/decompose.md */
     double seconds_init, seconds_total; /* wall time of the initialisation and of all */
     double seconds_weights;   /* wall time in the alternation's weight steps */
+    double cpu_weights;       /* CPU seconds of the calling thread in the weight steps */
+    double seconds_weights_loop; /* of that, wall time inside their parallel regions (the
+                                    vertex loop, G's product, the moment sums) */
+    double cpu_weights_loop_sum; /* thread CPU seconds in those regions, summed over threads */
+    double cpu_weights_loop_max; /* per region the busiest thread's CPU seconds, summed: with
+                                    the serial CPU (cpu_weights − cpu_weights_loop_sum at one
+                                    thread) the critical path on idle cores (bench_decompose) */
     double seconds_skeleton;  /* wall time of the skeleton (0 without) */
 } skf_decomposition;
 

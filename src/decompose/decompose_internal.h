@@ -28,6 +28,11 @@ typedef struct skfi_decompose_ctx {
     const uint32_t *rep; /* [N] the lowest-sorted vertex at the same rest position */
     skfi_decompose_arena *arena; /* the weight pass's buffers across calls, or NULL */
     const skf_limits *limits; /* skf_decompose_options.limits, for the solvers */
+    /* The weight pass's parallel regions (G's product, the vertex loop, the
+     * moment sums), added to per call when not NULL: [0] wall seconds, [1]
+     * thread CPU seconds summed over threads, [2] per region the busiest
+     * thread's CPU seconds, summed. */
+    double *loop_seconds;
 } skfi_decompose_ctx;
 
 /* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same
@@ -65,6 +70,27 @@ skf_status skfi_decompose_init_meanshift(const skfi_decompose_ctx *c, size_t T, 
 skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, const double *transforms, size_t K,
                             uint32_t *wb, double *w, bool warm, const double *centre,
                             double *moments, skf_error *err);
+
+/* Anderson acceleration (type II, anderson.c) of a fixed-point map x ← g(x)
+ * over n doubles with memory m ≤ SKFI_ANDERSON_MAX_M; inner products
+ * weighted by wt[e % period] (not owned). */
+#define SKFI_ANDERSON_MAX_M 8
+typedef struct skfi_anderson {
+    size_t n, m, count, head, period;
+    bool have_prev;
+    const double *wt;
+    double *g_prev, *f_prev; /* [n] the last g and weighted residual */
+    double *dG, *dF;         /* [m*n] ring of differences */
+} skfi_anderson;
+bool skfi_anderson_init(skfi_anderson *a, size_t n, size_t m, const double *wt, size_t period);
+void skfi_anderson_free(skfi_anderson *a);
+/* Forget the history (after a rejected step). */
+void skfi_anderson_reset(skfi_anderson *a);
+/* x: the map's input, g = g(x) [n]: records the step and writes the next
+ * input to x_next [n] (may be g). Returns true when it mixed (x_next ≠ g),
+ * false when it returned the plain step g (no history, or a singular
+ * least-squares problem). */
+bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, double *x_next);
 
 /* Metrics of the decomposition d over all frames of c (decomposition.c),
  * frame by frame without a full reconstruction; with_shapes adds the

@@ -21,11 +21,32 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_CAND 64
 #define VB 4     /* vertices per group sharing one candidate list */
 #define SB 64    /* vertices per block of the pass (a multiple of VB): one product per block */
 #define NPART 16 /* fixed partitions of the blocks (moment sums): the parallel grain */
+#define NGB 8    /* fixed row blocks of bones for the Gram product G */
+
+/* Thread CPU seconds, for the parallel regions' work and critical path
+ * (skfi_decompose_ctx.loop_seconds). */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Adds a thread's CPU seconds in a region to its sum and maximum. */
+static void region_cpu(double mine, double *sum, double *max)
+{
+#pragma omp critical(skfi_weights_region_cpu)
+    {
+        *sum += mine;
+        *max = mine > *max ? mine : *max;
+    }
+}
 
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
  * list[n..] the bones that weigh on vertex j, on its seam twins or on its
@@ -135,10 +156,35 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     for (size_t e = 0; e < F3; ++e)
         for (size_t q = 0; q < B4; ++q)
             kv[q] += Tall[e * B4 + q] * o[e % 3];
+    /* the parallel regions' wall time, thread CPU summed, busiest thread */
+    double loop_wall = 0, loop_cpu_sum = 0, loop_cpu_max = 0, rsum = 0, rmax = 0;
     /* G_ik = Σ_f T_fiᵀ T_fk (4×4 per bone pair) = blocks of Tallᵀ Tall; the
-     * upper triangle is mirrored so that G_ki = G_ikᵀ exactly. */
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)B4, (int)B4, (int)F3, 1.0, Tall,
-                (int)B4, Tall, (int)B4, 0.0, G4, (int)B4);
+     * upper triangle is mirrored so that G_ki = G_ikᵀ exactly. Only the
+     * blocks k ≥ i are computed, in fixed row blocks of bones (one product
+     * each, threads take whole blocks: the same sums at any thread count) —
+     * run on one thread, this product was most of the weight step's serial
+     * part (docs/bench.md). */
+    {
+        size_t ngb = B < NGB ? B : NGB;
+        double gw = omp_get_wtime();
+#pragma omp parallel
+        {
+            double t0 = thread_cpu();
+#pragma omp for schedule(dynamic, 1) nowait
+            for (long long gb = 0; gb < (long long)ngb; ++gb) {
+                size_t b0 = (size_t)gb * B / ngb, b1 = ((size_t)gb + 1) * B / ngb;
+                if (b1 > b0)
+                    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * (b1 - b0)),
+                                (int)(B4 - 4 * b0), (int)F3, 1.0, Tall + 4 * b0, (int)B4,
+                                Tall + 4 * b0, (int)B4, 0.0, G4 + 4 * b0 * B4 + 4 * b0, (int)B4);
+            }
+            region_cpu(thread_cpu() - t0, &rsum, &rmax);
+        }
+        loop_wall += omp_get_wtime() - gw;
+        loop_cpu_sum += rsum;
+        loop_cpu_max += rmax;
+        rsum = rmax = 0;
+    }
     for (size_t i = 0; i < B; ++i)
         for (size_t k = 0; k < B; ++k)
             for (int p = 0; p < 4; ++p)
@@ -149,8 +195,10 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     skf_free(G4);
     int failed = 0;
     size_t solves = 0, at_cap = 0;
+    double lw = omp_get_wtime();
 #pragma omp parallel
     {
+        double t0 = thread_cpu();
         double *cb = skf_malloc_array(B, sizeof *cb);
         double *eb = skf_malloc_array(B, sizeof *eb);
         double *mine = Tall + F3 * B4 + (moments ? NP * B * F * 12 : 0) +
@@ -170,7 +218,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             failed = 1;
         }
         uint32_t stamp2 = 0;
-#pragma omp for schedule(dynamic, 1) reduction(+ : solves, at_cap)
+#pragma omp for schedule(dynamic, 1) reduction(+ : solves, at_cap) nowait
         for (long long part = 0; part < (long long)NP; ++part) {
             if (!ok)
                 continue;
@@ -385,6 +433,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             }
           }
         }
+        region_cpu(thread_cpu() - t0, &rsum, &rmax);
         skf_free(cb);
         skf_free(eb);
         skf_free(H);
@@ -395,16 +444,40 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         skf_free(mark);
         skf_free(mark2);
     }
+    loop_wall += omp_get_wtime() - lw;
+    loop_cpu_sum += rsum;
+    loop_cpu_max += rmax;
+    rsum = rmax = 0;
     if (acc && !failed) {
         /* partitions summed in their fixed order */
-        memset(moments, 0, F * B * 12 * sizeof *moments);
-        for (size_t p = 0; p < NP; ++p) {
-            for (size_t b = 0; b < B; ++b)
-                if (acc[p].used[b])
-                    for (size_t f = 0; f < F; ++f)
-                        for (int e = 0; e < 12; ++e)
-                            moments[(f * B + b) * 12 + (size_t)e] += acc[p].C[(b * F + f) * 12 + (size_t)e];
+        /* (bones in parallel: each bone's sums are one thread's, still in
+         * partition order) */
+        lw = omp_get_wtime();
+#pragma omp parallel
+        {
+            double t0 = thread_cpu();
+#pragma omp for schedule(static) nowait
+            for (long long bl = 0; bl < (long long)B; ++bl) {
+                size_t b = (size_t)bl;
+                for (size_t f = 0; f < F; ++f)
+                    memset(moments + (f * B + b) * 12, 0, 12 * sizeof *moments);
+                for (size_t p = 0; p < NP; ++p)
+                    if (acc[p].used[b])
+                        for (size_t f = 0; f < F; ++f)
+                            for (int e = 0; e < 12; ++e)
+                                moments[(f * B + b) * 12 + (size_t)e] +=
+                                    acc[p].C[(b * F + f) * 12 + (size_t)e];
+            }
+            region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
+        loop_wall += omp_get_wtime() - lw;
+        loop_cpu_sum += rsum;
+        loop_cpu_max += rmax;
+    }
+    if (c->loop_seconds) {
+        c->loop_seconds[0] += loop_wall;
+        c->loop_seconds[1] += loop_cpu_sum;
+        c->loop_seconds[2] += loop_cpu_max;
     }
     for (size_t p = 0; acc && p < NP; ++p)
         skf_free(acc[p].used);

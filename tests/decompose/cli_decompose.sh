@@ -124,5 +124,10 @@ expect 1 "at most 251 bones" "$bin" decompose "$abc" --bones 300 -o "$tmp/x.glb"
 expect 2 "exactly one of --bones N and --bones auto" "$bin" decompose "$abc" -o "$tmp/x.glb"
 expect 2 "--max-influences: '0'" "$bin" decompose "$abc" --bones 3 --max-influences 0 -o "$tmp/x.glb"
 expect 2 "output is a .glb" "$bin" decompose "$abc" --bones 3 -o "$tmp/x.gltf"
+expect 2 "--anderson: '9' is not a number in 0..8" "$bin" decompose "$abc" --bones 3 --anderson 9 -o "$tmp/x.glb"
+# --anderson M: the accelerated alternation runs and writes a valid file
+if "$bin" decompose "$abc" --bones 3 --anderson 3 --max-iterations 12 -o "$tmp/aa.glb" \
+     --report "$tmp/aa.json" >/dev/null 2>"$tmp/err" && [[ -s $tmp/aa.glb ]]; then ok "--anderson 3"
+else bad "--anderson 3: $(cat "$tmp/err")"; fi
 "$bin" decompose --help | grep -q -- "--auto-bones" && ok "--help" || bad "--help"
 exit $fail

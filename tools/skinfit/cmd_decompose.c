@@ -1,6 +1,7 @@
 /* skinfit decompose INPUT [--rest REST] (--bones N|auto | --auto-bones) [--init meanshift|split]
  *                  [--max-influences K] [--pca M] [--max-iterations I] [--fps F]
- *                  [--clip NAME] [--apply-xform] [--threads T] -o OUT.glb [--report R.json]
+ *                  [--anderson M] [--clip NAME] [--apply-xform] [--threads T] -o OUT.glb
+ *                  [--report R.json]
  * Turn a vertex animation into a skinned rig (docs/decompose.md). */
 #include "cli.h"
 #include "guard.h"
@@ -24,7 +25,8 @@ static void usage(FILE *f)
             "usage: skinfit decompose INPUT [--rest REST] (--bones N | --bones auto)\n"
             "                         [--init meanshift|split] [--max-influences K] [--skeleton]\n"
             "                         [--pca M]\n"
-            "                         [--max-iterations I] [--fps F] [--clip NAME] [--apply-xform]\n"
+            "                         [--max-iterations I] [--anderson M] [--fps F] [--clip NAME]\n"
+            "                         [--apply-xform]\n"
             "                         [--threads T] -o OUT.glb [--report R.json]\n\n"
             "Turn a vertex animation with no skeleton into a linear-blend-skinned rig:\n"
             "bones with one rigid transform per frame, sparse weights, optionally\n"
@@ -46,6 +48,8 @@ static void usage(FILE *f)
             "  --pca M              M corrective shapes from the residual (default 0)\n"
             "  --max-iterations I   cap on alternations (default %d; a safety net: the run\n"
             "                       stops when the error stops improving, docs/decompose.md)\n"
+            "  --anderson M         Anderson acceleration of the alternation, memory M in\n"
+            "                       1..8 (default 0: off; safeguarded, docs/decompose.md)\n"
             "  --fps F              frame rate of the output clip; frame k is keyed at k/F\n"
             "                       (default: the input's, else 24)\n"
             "  --clip NAME          glTF input: the clip to bake (default: the first)\n"
@@ -190,7 +194,7 @@ int cmd_decompose(int argc, char **argv)
 {
     const char *input = NULL, *rest_path = NULL, *out_path = NULL, *report = NULL,
                *clip_name = NULL, *recon = NULL;
-    size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0;
+    size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0, anderson = 0;
     bool auto_bones = false, have_bones = false, apply_xform = false, skeleton = false;
     double fps = 0;
     skf_decompose_init init = SKF_DECOMPOSE_INIT_DEFAULT;
@@ -209,7 +213,7 @@ int cmd_decompose(int argc, char **argv)
                    !strcmp(a, "--max-influences") || !strcmp(a, "--pca") ||
                    !strcmp(a, "--max-iterations") || !strcmp(a, "--fps") || !strcmp(a, "-o") ||
                    !strcmp(a, "--report") || !strcmp(a, "--clip") || !strcmp(a, "--threads") ||
-                   !strcmp(a, "--reconstruction")) {
+                   !strcmp(a, "--reconstruction") || !strcmp(a, "--anderson")) {
             if (i + 1 >= argc)
                 return cli_usage_error("decompose", "%s needs a value", a);
             const char *v = argv[++i];
@@ -241,13 +245,19 @@ int cmd_decompose(int argc, char **argv)
                               : !strcmp(a, "--max-influences") ? &K
                               : !strcmp(a, "--pca")            ? &M
                               : !strcmp(a, "--threads")        ? &threads
+                              : !strcmp(a, "--anderson")       ? &anderson
                                                                : &iters;
                 if (dst == &bones && !strcmp(v, "auto")) {
                     auto_bones = true;
                     continue;
                 }
-                size_t lo = !strcmp(a, "--pca") || !strcmp(a, "--threads") ? 0 : 1;
-                size_t hi = !strcmp(a, "--max-influences") ? 16 : (size_t)1 << 20;
+                size_t lo = !strcmp(a, "--pca") || !strcmp(a, "--threads") ||
+                                    !strcmp(a, "--anderson")
+                                ? 0
+                                : 1;
+                size_t hi = !strcmp(a, "--max-influences") ? 16
+                            : !strcmp(a, "--anderson")     ? 8
+                                                           : (size_t)1 << 20;
                 if (!parse_size(v, lo, hi, dst))
                     return cli_usage_error("decompose", "%s: '%s' is not a number in %zu..%zu", a,
                                            v, lo, hi);
@@ -343,6 +353,7 @@ int cmd_decompose(int argc, char **argv)
                                .init = init,
                                .max_influences = K,
                                .max_iterations = iters,
+                               .anderson = (int)anderson,
                                .pca_shapes = M,
                                .skeleton = skeleton,
                                .threads = (int)threads,
