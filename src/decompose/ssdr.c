@@ -21,8 +21,6 @@
 #include <omp.h>
 #include <string.h>
 #include <time.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #define INIT_FRAMES 32
 /* Bone sweeps per alternation: at most 5, ended early by this fraction of the
@@ -94,7 +92,6 @@ static skf_solve_options sweep_options(const skf_decompose_options *opt)
     so.start = SKF_SOLVE_START_WARM;
     so.max_sweeps = 5;
     so.method = SKF_SOLVE_METHOD_SWEEPS;
-
     so.threads = opt->threads;
     so.skip_residual = true;
     so.fast_rotation = true;
@@ -394,7 +391,6 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             }
         }
         hist[it + 1] = best_E;
-
         if (skf_progress_report(opt.progress, 0.3 + 0.6 * (double)(it + 1) / (double)iters,
                                 "alternation")) {
             st = skf_fail(err, SKF_ERR_CANCELLED, "decompose: cancelled");
