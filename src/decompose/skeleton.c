@@ -34,14 +34,25 @@
  * dense B × B graph. The root is the tree's centre (least eccentricity in
  * edges; ties: the heavier bone by Σ_j w_ij), a choice of ours.
  *
+ * Pruning (before the tree). A bone carrying less than JOINT_MIN_MASS
+ * vertices' worth of weight cannot stand for a rigid part: the lightest such
+ * bone is removed and the weights and flat transforms re-solved, until none
+ * is left (prune_bones; Le & Deng prune redundant bones, this criterion is
+ * ours). The skeleton may so have fewer bones than the flat decomposition.
+ *
  * Re-solve. With joint positions b_i (root: its weighted centroid) and
  * bind_to_world_i = translation(b_i), the constrained model is the solver's
  * rotation-only mode (include/skinfit/solve.h, skf_rotonly: T_i = [G_i | p_i
  * − G_i b_i], p_i = p_parent + G_parent (b_i − b_parent)), started from the
- * flat transforms; then `rounds` times: weights for those transforms
- * (weights.c) and the constrained transforms again. The lowest-energy
- * skeletal iterate is kept. Bone lengths ‖p_i − p_parent‖ are constant by
- * construction.
+ * flat transforms. The joint positions are unknowns of the constrained
+ * problem too (Le & Deng alternate weights, joints and transforms): given
+ * the rotations and weights the energy is quadratic in b (refine_joints), so
+ * each pass alternates the exact joint step with the constrained transforms,
+ * up to JOINT_ALTERNATIONS times or until the energy falls by less than
+ * JOINT_TOL; a first pass with the flat weights, then `rounds` passes each
+ * after new weights for the current transforms (weights.c). The
+ * lowest-energy skeletal iterate (transforms, weights, joints) is kept. Bone
+ * lengths ‖p_i − p_parent‖ are constant by construction.
  */
 #include "decompose_internal.h"
 #include "skinfit/math.h"
@@ -59,6 +70,12 @@
 /* a bone with less weight than this (Σ_j w_ij, in vertices) gets its joints
  * at the shared centroid: a rigid motion needs three points */
 #define JOINT_MIN_MASS 3.0
+/* joint-step / constrained-transform alternations per weight round, and the
+ * relative energy decrease below which they stop */
+#define JOINT_ALTERNATIONS 3
+#define JOINT_TOL 1e-4
+/* weight + flat-transform re-solves after each pruned bone */
+#define PRUNE_ITERS 2
 
 /* Joint of bones a, b: p out, returns the RMS relative displacement. */
 static double pair_joint(const skfi_decompose_ctx *c, const skf_decomposition *d, size_t a, size_t b,
@@ -203,7 +220,312 @@ static double constrained(const skfi_decompose_ctx *c, const skf_solver *solver,
     return failed ? -1 : E;
 }
 
-skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, skf_error *err)
+/* Joint step (Le & Deng 2014: joint positions are unknowns of the
+ * skeleton-constrained problem). With the rotations G_fi and the weights
+ * fixed, the constrained transforms are T_fi = [G_fi | τ_f + Σ_{k ∈ path(i)}
+ * D_fk b_k], D_fk = G_f,parent(k) − G_fk, the path running from the root's
+ * child to i and τ_f the root's translation (b_root drops out). The energy
+ *     E(b, τ) = Σ_f Σ_j ‖a_fj + τ_f + Σ_k W_jk D_fk b_k‖²,
+ * W_jk = Σ_{i ∈ subtree(k)} w_ij, is quadratic: τ_f is eliminated exactly
+ * (vertex weights sum to one, so τ_f's coefficient is I), which centres W
+ * over the vertices (W̃_jk = W_jk − W̄_k), and the normal equations for
+ * the update δb are H δb = −g with
+ *     H_kl = (Σ_j W̃_jk W̃_jl) Σ_f D_fkᵀ D_fl,   g_k = Σ_f D_fkᵀ Σ_j W̃_jk r_fj,
+ * r_fj the current residual. As in pair_joint, only the directions the
+ * motion determines are free: δb_k = V_k c_k with V_k the eigenvectors of
+ * Σ_f D_fkᵀ D_fk with eigenvalue above JOINT_WEAK · the largest (a hinge's
+ * axis keeps its coordinate). Bones in `fixed` (light) keep theirs too. T
+ * [F*B*12] in/out (translations updated, rotations kept), b [3B] in/out.
+ * Lowers E by construction (it is the exact minimiser over c and τ). */
+static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposition *d, const int32_t *parent,
+                                const size_t *order, const bool *fixed, double *T, double *b, skf_error *err)
+{
+    size_t N = c->N, F = c->F, B = d->bone_count, K = d->max_influences;
+    skf_status st = SKF_OK;
+    double *Dm = skf_calloc(F * B * 9, sizeof *Dm);
+    double *V = skf_calloc(B * 9, sizeof *V);
+    size_t *nk = skf_calloc(B, sizeof *nk), *base = skf_calloc(B, sizeof *base);
+    double *wsub = skf_calloc(B, sizeof *wsub);
+    size_t *touched = skf_malloc_array(B, sizeof *touched);
+    double *sumW = skf_calloc(B, sizeof *sumW);
+    double *SS = skf_calloc(B * B, sizeof *SS);
+    double *P = skf_calloc(F * B * 3, sizeof *P);
+    double *rbar = skf_calloc(F * 3, sizeof *rbar);
+    double *H = NULL, *x = NULL, *db = NULL;
+    if (!Dm || !V || !nk || !base || !wsub || !touched || !sumW || !SS || !P || !rbar) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton's joints");
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < B; ++k) {
+        if (parent[k] < 0)
+            continue;
+        const size_t q = (size_t)parent[k];
+        double A[9] = {0};
+        for (size_t f = 0; f < F; ++f) {
+            double *D = Dm + (f * B + k) * 9;
+            const double *Tk = T + (f * B + k) * 12, *Tq = T + (f * B + q) * 12;
+            for (int e = 0; e < 9; ++e)
+                D[e] = Tq[e] - Tk[e];
+            for (int u = 0; u < 3; ++u)
+                for (int v = 0; v < 3; ++v)
+                    A[v * 3 + u] += D[u * 3] * D[v * 3] + D[u * 3 + 1] * D[v * 3 + 1] + D[u * 3 + 2] * D[v * 3 + 2];
+        }
+        if (fixed[k])
+            continue;
+        double U[9], sv[3], W[9];
+        skf_svd3(A, U, sv, W);
+        base[k] = n;
+        for (int q2 = 0; q2 < 3; ++q2)
+            if (sv[q2] > JOINT_WEAK * sv[0] && sv[q2] > 1e-12 * (double)F) {
+                memcpy(V + 9 * k + 3 * nk[k], W + 3 * q2, 3 * sizeof *V);
+                nk[k]++;
+            }
+        n += nk[k];
+    }
+    if (n == 0)
+        goto done;
+    /* subtree weights, their sums and products, the residual's moments */
+    for (size_t j = 0; j < N; ++j) {
+        size_t nt = 0;
+        for (size_t s = 0; s < K; ++s) {
+            double w = d->weight[j * K + s];
+            if (!(w > 0))
+                continue;
+            for (int32_t a = (int32_t)d->weight_bone[j * K + s]; a >= 0; a = parent[a]) {
+                if (wsub[a] == 0)
+                    touched[nt++] = (size_t)a;
+                wsub[a] += w;
+            }
+        }
+        for (size_t u = 0; u < nt; ++u) {
+            size_t k = touched[u];
+            if (!nk[k])
+                continue;
+            sumW[k] += wsub[k];
+            for (size_t v = 0; v < nt; ++v)
+                if (nk[touched[v]])
+                    SS[k * B + touched[v]] += wsub[k] * wsub[touched[v]];
+        }
+        const double *v0 = c->rest + 3 * j;
+        for (size_t f = 0; f < F; ++f) {
+            const double *u0 = c->frames + f * N * 3 + 3 * j;
+            double r[3] = {-u0[0], -u0[1], -u0[2]};
+            for (size_t s = 0; s < K; ++s) {
+                double w = d->weight[j * K + s];
+                if (!(w > 0))
+                    continue;
+                const double *Ti = T + (f * B + d->weight_bone[j * K + s]) * 12;
+                for (int e = 0; e < 3; ++e)
+                    r[e] += w * (Ti[e] * v0[0] + Ti[3 + e] * v0[1] + Ti[6 + e] * v0[2] + Ti[9 + e]);
+            }
+            for (int e = 0; e < 3; ++e)
+                rbar[f * 3 + (size_t)e] += r[e];
+            for (size_t u = 0; u < nt; ++u) {
+                size_t k = touched[u];
+                if (nk[k])
+                    for (int e = 0; e < 3; ++e)
+                        P[(f * B + k) * 3 + (size_t)e] += wsub[k] * r[e];
+            }
+        }
+        for (size_t u = 0; u < nt; ++u)
+            wsub[touched[u]] = 0;
+    }
+    H = skf_calloc(n * n, sizeof *H);
+    x = skf_calloc(n, sizeof *x);
+    db = skf_calloc(3 * B, sizeof *db);
+    if (!H || !x || !db) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton's joints");
+        goto done;
+    }
+    const double invN = 1.0 / (double)N;
+    for (size_t k = 0; k < B; ++k) {
+        if (!nk[k])
+            continue;
+        /* g_k = Σ_f D_fkᵀ q_fk, q_fk = P_fk − W̄-centred part */
+        double g[3] = {0};
+        for (size_t f = 0; f < F; ++f) {
+            const double *D = Dm + (f * B + k) * 9;
+            double q[3];
+            for (int e = 0; e < 3; ++e)
+                q[e] = P[(f * B + k) * 3 + (size_t)e] - sumW[k] * rbar[f * 3 + (size_t)e] * invN;
+            for (int u = 0; u < 3; ++u)
+                g[u] += D[u * 3] * q[0] + D[u * 3 + 1] * q[1] + D[u * 3 + 2] * q[2];
+        }
+        for (size_t a = 0; a < nk[k]; ++a) {
+            const double *va = V + 9 * k + 3 * a;
+            x[base[k] + a] = -(va[0] * g[0] + va[1] * g[1] + va[2] * g[2]);
+        }
+        for (size_t l = 0; l <= k; ++l) {
+            if (!nk[l])
+                continue;
+            double s = SS[k * B + l] - sumW[k] * sumW[l] * invN;
+            double M[9] = {0}; /* Σ_f D_fkᵀ D_fl, M[v*3+u] = (u, v) */
+            for (size_t f = 0; f < F; ++f) {
+                const double *Dk = Dm + (f * B + k) * 9, *Dl = Dm + (f * B + l) * 9;
+                for (int u = 0; u < 3; ++u)
+                    for (int v = 0; v < 3; ++v)
+                        M[v * 3 + u] += Dk[u * 3] * Dl[v * 3] + Dk[u * 3 + 1] * Dl[v * 3 + 1] +
+                                        Dk[u * 3 + 2] * Dl[v * 3 + 2];
+            }
+            for (size_t a = 0; a < nk[k]; ++a)
+                for (size_t e = 0; e < nk[l]; ++e) {
+                    const double *va = V + 9 * k + 3 * a, *ve = V + 9 * l + 3 * e;
+                    double h = 0;
+                    for (int u = 0; u < 3; ++u)
+                        for (int v = 0; v < 3; ++v)
+                            h += va[u] * M[v * 3 + u] * ve[v];
+                    /* row base[k]+a ≥ column base[l]+e: lower triangle */
+                    H[(base[l] + e) * n + base[k] + a] = s * h;
+                    H[(base[k] + a) * n + base[l] + e] = s * h;
+                }
+        }
+    }
+    double hmax = 0;
+    for (size_t i = 0; i < n; ++i)
+        hmax = fmax(hmax, H[i * n + i]);
+    if (!(hmax > 0))
+        goto done;
+    for (size_t i = 0; i < n; ++i)
+        H[i * n + i] += 1e-9 * hmax;
+    if (skf_cholesky_factor(n, H) != 0)
+        goto done; /* not positive definite to rounding: keep the joints */
+    skf_cholesky_solve(n, H, x);
+    for (size_t k = 0; k < B; ++k)
+        for (size_t a = 0; a < nk[k]; ++a)
+            for (int e = 0; e < 3; ++e)
+                db[3 * k + (size_t)e] += x[base[k] + a] * V[9 * k + 3 * a + (size_t)e];
+    /* translations: shift_i = shift_parent + D_i δb_i, the root's shift δτ_f */
+    for (size_t f = 0; f < F; ++f) {
+        double dt[3];
+        for (int e = 0; e < 3; ++e)
+            dt[e] = rbar[f * 3 + (size_t)e];
+        for (size_t k = 0; k < B; ++k) {
+            if (!nk[k])
+                continue;
+            const double *D = Dm + (f * B + k) * 9, *dk = db + 3 * k;
+            for (int e = 0; e < 3; ++e)
+                dt[e] += sumW[k] * (D[e] * dk[0] + D[3 + e] * dk[1] + D[6 + e] * dk[2]);
+        }
+        double *shift = P + f * B * 3; /* reuse: shift of bone i in frame f */
+        for (size_t o = 0; o < B; ++o) {
+            size_t i = order[o];
+            double *si = shift + 3 * i;
+            if (parent[i] < 0) {
+                for (int e = 0; e < 3; ++e)
+                    si[e] = -dt[e] * invN;
+            } else {
+                const double *D = Dm + (f * B + i) * 9, *di = db + 3 * i, *sp = shift + 3 * (size_t)parent[i];
+                for (int e = 0; e < 3; ++e)
+                    si[e] = sp[e] + D[e] * di[0] + D[3 + e] * di[1] + D[6 + e] * di[2];
+            }
+            for (int e = 0; e < 3; ++e)
+                T[(f * B + i) * 12 + 9 + (size_t)e] += si[e];
+        }
+    }
+    for (size_t e = 0; e < 3 * B; ++e)
+        b[e] += db[e];
+done:
+    skf_free(Dm);
+    skf_free(V);
+    skf_free(nk);
+    skf_free(base);
+    skf_free(wsub);
+    skf_free(touched);
+    skf_free(sumW);
+    skf_free(SS);
+    skf_free(P);
+    skf_free(rbar);
+    skf_free(H);
+    skf_free(x);
+    skf_free(db);
+    return st;
+}
+
+/* Prune bones that cannot stand for a rigid part (Le & Deng 2014 prune
+ * redundant bones; our criterion): while some bone carries less than
+ * JOINT_MIN_MASS vertices' worth of weight (Σ_j w_ij; a rigid motion needs
+ * three points), remove the lightest, then re-solve the weights and the flat
+ * transforms PRUNE_ITERS times. d is compacted in place (bone_count,
+ * transforms, joint_rest, weight_bone); at least 2 bones stay. *pruned out. */
+static skf_status prune_bones(const skfi_decompose_ctx *c, skf_decomposition *d, size_t *pruned, skf_error *err)
+{
+    size_t N = c->N, F = c->F, K = d->max_influences, B0 = d->bone_count;
+    skf_status st = SKF_OK;
+    *pruned = 0;
+    double *mass = skf_malloc_array(B0, sizeof *mass);
+    size_t *off = skf_malloc_array(N + 1, sizeof *off);
+    uint32_t *cb = skf_malloc_array(N * K, sizeof *cb);
+    double *cw = skf_malloc_array(N * K, sizeof *cw);
+    if (!mass || !off || !cb || !cw) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton's pruning");
+        goto done;
+    }
+    while (d->bone_count > 2) {
+        size_t B = d->bone_count;
+        memset(mass, 0, B * sizeof *mass);
+        for (size_t e = 0; e < N * K; ++e)
+            if (d->weight[e] > 0)
+                mass[d->weight_bone[e]] += d->weight[e];
+        size_t x = 0;
+        for (size_t i = 1; i < B; ++i)
+            if (mass[i] < mass[x])
+                x = i;
+        if (!(mass[x] < JOINT_MIN_MASS))
+            break;
+        /* remove bone x: its weights go, the others renormalise; bones above x shift down */
+        for (size_t j = 0; j < N; ++j) {
+            double sum = 0;
+            for (size_t k = 0; k < K; ++k) {
+                uint32_t *wb = d->weight_bone + j * K + k;
+                if (*wb == x) {
+                    d->weight[j * K + k] = 0;
+                    *wb = 0;
+                } else if (*wb > x) {
+                    --*wb;
+                }
+                sum += d->weight[j * K + k];
+            }
+            for (size_t k = 0; k < K; ++k) {
+                if (sum > 0)
+                    d->weight[j * K + k] /= sum;
+                if (!(d->weight[j * K + k] > 0))
+                    d->weight_bone[j * K + k] = 0;
+            }
+        }
+        for (size_t f = 0; f < F; ++f)
+            for (size_t i = 0; i + 1 < B; ++i)
+                memmove(d->transforms + (f * (B - 1) + i) * 12,
+                        d->transforms + (f * B + i + (i >= x)) * 12, 12 * sizeof *d->transforms);
+        memmove(d->joint_rest + 3 * x, d->joint_rest + 3 * (x + 1), 3 * (B - 1 - x) * sizeof *d->joint_rest);
+        d->bone_count = --B;
+        ++*pruned;
+        for (int it = 0; it < PRUNE_ITERS; ++it) {
+            if ((st = skfi_decompose_solve_weights(c, B, d->transforms, K, d->weight_bone, d->weight, true,
+                                                   NULL, NULL, err)))
+                goto done;
+            skfi_decompose_to_csr(d, off, cb, cw);
+            skf_solve_rig rig = {.vertex_count = N, .rest = c->rest, .offsets = off, .bone = cb,
+                                 .weight = cw, .bone_count = B};
+            skf_solve_options so = {.start = SKF_SOLVE_START_WARM, .threads = 1, .limits = c->limits};
+            skf_solver *solver = NULL;
+            if ((st = skf_solver_new(&rig, &so, &solver, err)))
+                goto done;
+            st = skf_solver_frames(solver, F, c->frames, d->transforms, NULL, err);
+            skf_solver_free(solver);
+            if (st)
+                goto done;
+        }
+    }
+done:
+    skf_free(mass);
+    skf_free(off);
+    skf_free(cb);
+    skf_free(cw);
+    return st;
+}
+
+static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, skf_error *err)
 {
     size_t N = c->N, F = c->F, B = d->bone_count, K = d->max_influences;
     skf_status st = SKF_OK;
@@ -220,6 +542,9 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     double *cw = skf_malloc_array(N * K, sizeof *cw);
     double *Tcur = skf_malloc_array(F * B * 12, sizeof *Tcur);
     double *Tbest = skf_malloc_array(F * B * 12, sizeof *Tbest);
+    double *Tnext = skf_malloc_array(F * B * 12, sizeof *Tnext);
+    double *jbest = skf_malloc_array(3 * B, sizeof *jbest);
+    bool *fixed = skf_calloc(B, sizeof *fixed);
     double *wbest = skf_malloc_array(N * K, sizeof *wbest);
     uint32_t *bbest = skf_malloc_array(N * K, sizeof *bbest);
     size_t *key = skf_malloc_array(B, sizeof *key);
@@ -230,7 +555,7 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     size_t *hops = skf_malloc_array(B, sizeof *hops);
     skf_solver *solver = NULL;
     if (!S || !Mc || !mass || !cost || !jp || !parent || !b || !bind || !off || !cb || !cw ||
-        !Tcur || !Tbest || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
+        !Tcur || !Tbest || !Tnext || !jbest || !fixed || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton");
         goto done;
     }
@@ -359,30 +684,46 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     memcpy(Tbest, Tcur, F * B * 12 * sizeof *Tbest);
     memcpy(wbest, d->weight, N * K * sizeof *wbest);
     memcpy(bbest, d->weight_bone, N * K * sizeof *bbest);
-    for (size_t r = 0; r < rounds; ++r) {
-        if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, NULL, NULL, err)))
-            goto done;
-        skfi_decompose_to_csr(d, off, cb, cw);
-        if ((st = skf_solver_update_weights(solver, off, cb, cw, err)))
-            goto done;
-        double *Tnext = d->transforms; /* scratch: the flat transforms are no longer needed */
-        E = constrained(c, solver, &skel, Tcur, Tnext, err);
-        if (E < 0) {
-            st = err->status ? err->status : SKF_ERR_NUMERIC;
-            goto done;
+    memcpy(jbest, b, 3 * B * sizeof *jbest);
+    for (size_t i = 0; i < B; ++i)
+        fixed[i] = parent[i] < 0 || fmin(mass[i], mass[parent[i]]) < JOINT_MIN_MASS;
+    for (size_t r = 0; r <= rounds; ++r) {
+        if (r > 0) {
+            if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, NULL, NULL, err)))
+                goto done;
+            skfi_decompose_to_csr(d, off, cb, cw);
+            if ((st = skf_solver_update_weights(solver, off, cb, cw, err)))
+                goto done;
         }
-        memcpy(Tcur, Tnext, F * B * 12 * sizeof *Tcur);
-        if (E < bestE) {
-            bestE = E;
-            memcpy(Tbest, Tcur, F * B * 12 * sizeof *Tbest);
-            memcpy(wbest, d->weight, N * K * sizeof *wbest);
-            memcpy(bbest, d->weight_bone, N * K * sizeof *bbest);
+        double Eprev = DBL_MAX;
+        for (size_t a = 0; a < JOINT_ALTERNATIONS; ++a) {
+            if ((st = refine_joints(c, d, parent, queue, fixed, Tcur, b, err)))
+                goto done;
+            for (size_t i = 0; i < B; ++i)
+                for (int q = 0; q < 3; ++q)
+                    bind[16 * i + 12 + (size_t)q] = b[3 * i + (size_t)q];
+            E = constrained(c, solver, &skel, Tcur, Tnext, err);
+            if (E < 0) {
+                st = err->status ? err->status : SKF_ERR_NUMERIC;
+                goto done;
+            }
+            memcpy(Tcur, Tnext, F * B * 12 * sizeof *Tcur);
+            if (E < bestE) {
+                bestE = E;
+                memcpy(Tbest, Tcur, F * B * 12 * sizeof *Tbest);
+                memcpy(wbest, d->weight, N * K * sizeof *wbest);
+                memcpy(bbest, d->weight_bone, N * K * sizeof *bbest);
+                memcpy(jbest, b, 3 * B * sizeof *jbest);
+            }
+            if (!(E < Eprev * (1 - JOINT_TOL)))
+                break;
+            Eprev = E;
         }
     }
     memcpy(d->transforms, Tbest, F * B * 12 * sizeof *Tbest);
     memcpy(d->weight, wbest, N * K * sizeof *wbest);
     memcpy(d->weight_bone, bbest, N * K * sizeof *bbest);
-    memcpy(d->joint_rest, b, 3 * B * sizeof *b);
+    memcpy(d->joint_rest, jbest, 3 * B * sizeof *jbest);
     d->parent = parent;
     parent = NULL;
     d->skeleton_root = root;
@@ -401,6 +742,9 @@ done:
     skf_free(cw);
     skf_free(Tcur);
     skf_free(Tbest);
+    skf_free(Tnext);
+    skf_free(jbest);
+    skf_free(fixed);
     skf_free(wbest);
     skf_free(bbest);
     skf_free(key);
@@ -410,4 +754,17 @@ done:
     skf_free(queue);
     skf_free(hops);
     return st;
+}
+
+skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, skf_error *err)
+{
+    size_t B0 = d->bone_count, pruned = 0;
+    skf_status st = prune_bones(c, d, &pruned, err);
+    if (st)
+        return st;
+    if (pruned)
+        skf_warn(c->warnings, "decompose: --skeleton pruned %zu of %zu bones that carried less than %g "
+                 "vertices' worth of weight (too little for a rigid motion); the skeleton has %zu bones",
+                 pruned, B0, JOINT_MIN_MASS, d->bone_count);
+    return skeleton_tree(c, d, rounds, err);
 }

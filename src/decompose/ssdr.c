@@ -445,6 +445,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         if ((st = skfi_decompose_skeleton(&c, d, opt.skeleton_rounds ? opt.skeleton_rounds : 2, err)))
             goto done;
         d->seconds_skeleton = omp_get_wtime() - ts;
+        B = d->bone_count; /* the skeleton may prune bones (skeleton.c) */
         skfi_decompose_measure(&c, d, false, &d->metrics);
     }
     d->metrics_pca = d->metrics;
