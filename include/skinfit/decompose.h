@@ -71,9 +71,11 @@ typedef struct skf_decompose_options {
     double meanshift_bandwidth; /* rotation-sequence distance (RMS over frames of
                                    ‖R_a − R_b‖_F); 0 → 0.3 */
     bool skeleton;            /* after the flat decomposition, build a bone tree and joints
-                                 and re-solve with it as a constraint (Le & Deng 2014,
-                                 skeleton.c; docs/decompose.md "Skeleton") */
-    size_t skeleton_rounds;   /* weight + constrained-transform rounds after the first
+                                 and re-solve with it as a constraint, the joint positions
+                                 unknowns too (Le & Deng 2014, skeleton.c; docs/decompose.md
+                                 "Skeleton"); bones with < 3 vertices' worth of weight are
+                                 pruned, so the result may have fewer bones (a warning) */
+    size_t skeleton_rounds;   /* weight + constrained-transform/joint rounds after the first
                                  constrained solve; 0 → 2 */
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */
@@ -95,7 +97,7 @@ typedef struct skf_decompose_metrics {
 typedef struct skf_decomposition {
     size_t vertex_count;      /* N */
     size_t frame_count;       /* F */
-    size_t bone_count;        /* B */
+    size_t bone_count;        /* B (with a skeleton: after pruning, ≤ the requested count) */
     size_t max_influences;    /* K: weights are stored K per vertex */
     double *rest;             /* [3N] bind-space rest positions (copy of the input rest) */
     uint32_t *weight_bone;    /* [N*K] bone of slot k of vertex j (0 where the weight is 0) */

@@ -4,7 +4,11 @@
  * merges, wrong edges, all printed), the joints of matched edges with the
  * true joints (share within 2 % of the diagonal, median), and bone lengths
  * are constant over the clip (relative 1e-9).
- * The skeletal error is reported beside the flat one. */
+ * The skeletal error is reported beside the flat one.
+ * Diagnostics: SKF_TEST_SKELETON_BONES=1 prints every recovered bone with the
+ * true joints it overlaps and its joint; SKF_TEST_SKELETON_ROUNDS=n runs n
+ * weight rounds instead of the default (docs/decompose.md lists what 6 to 60
+ * rounds give). */
 #include "check.h"
 #include "skinfit/creature.h"
 #include "skinfit/decompose.h"
@@ -43,7 +47,9 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames)
     size_t weighted = 0;
     for (size_t t = 0; t < rig->joint_count; ++t)
         weighted += rig->joints[t].has_weight;
-    skf_decompose_options o = {.bone_count = weighted, .skeleton = true};
+    const char *rounds = getenv("SKF_TEST_SKELETON_ROUNDS");
+    skf_decompose_options o = {.bone_count = weighted, .skeleton = true,
+                               .skeleton_rounds = rounds ? (size_t)atoi(rounds) : 0};
     skf_status st = skf_decompose(N, seq->frame_count, seq->positions, rig->rest_positions,
                                   seq->triangle_count, seq->triangles, &o, &d, &err);
     CHECK_MSG(st == SKF_OK, "%s", err.message);
@@ -88,7 +94,7 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames)
                 map[i] = t;
         hits[map[i]]++;
     }
-    if (getenv("SKF_DEBUG_SKEL")) {
+    if (getenv("SKF_TEST_SKELETON_BONES")) {
         for (size_t i = 0; i < B; ++i) {
             double tot = 0;
             for (size_t t = 0; t < J; ++t)
