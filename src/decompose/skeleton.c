@@ -448,6 +448,20 @@ done:
     return st;
 }
 
+/* Σ_j w_ij of every bone of d into mass [B]; returns the lightest bone. */
+static size_t bone_masses(const skf_decomposition *d, double *mass)
+{
+    size_t B = d->bone_count, NK = d->vertex_count * d->max_influences, x = 0;
+    memset(mass, 0, B * sizeof *mass);
+    for (size_t e = 0; e < NK; ++e)
+        if (d->weight[e] > 0)
+            mass[d->weight_bone[e]] += d->weight[e];
+    for (size_t i = 1; i < B; ++i)
+        if (mass[i] < mass[x])
+            x = i;
+    return x;
+}
+
 /* Bone x leaves d's weights: its slots go, the vertex's other weights
  * renormalise, bone indices above x shift down; then transforms [F*B*12]
  * and joint_rest [3B] compact (B = d->bone_count, decremented). */
@@ -501,15 +515,7 @@ static skf_status prune_bones(const skfi_decompose_ctx *c, skf_decomposition *d,
         goto done;
     }
     while (d->bone_count > 2) {
-        size_t B = d->bone_count;
-        memset(mass, 0, B * sizeof *mass);
-        for (size_t e = 0; e < N * K; ++e)
-            if (d->weight[e] > 0)
-                mass[d->weight_bone[e]] += d->weight[e];
-        size_t x = 0;
-        for (size_t i = 1; i < B; ++i)
-            if (mass[i] < mass[x])
-                x = i;
+        size_t B = d->bone_count, x = bone_masses(d, mass);
         if (!(mass[x] < JOINT_MIN_MASS))
             break;
         drop_bone(d, x);
@@ -586,6 +592,23 @@ static void tree_order(const int32_t *parent, size_t B, size_t root, size_t *ord
             if (parent[v] == (int32_t)u)
                 order[qt++] = v;
     }
+}
+
+/* The tree's constrained transforms for joints b [3B]: bind (translations
+ * by b_i) refreshed, the transforms solved from Tcur's (constrained()),
+ * the result back in Tcur (Tnext: scratch). *E: the energy. */
+static skf_status project(const skfi_decompose_ctx *c, const skf_solver *solver, const skf_skeleton *skel,
+                          const double *b, double *bind, double *Tcur, double *Tnext, double *E, skf_error *err)
+{
+    size_t B = skel->joint_count;
+    for (size_t i = 0; i < B; ++i)
+        for (int q = 0; q < 3; ++q)
+            bind[16 * i + 12 + (size_t)q] = b[3 * i + (size_t)q];
+    *E = constrained(c, solver, skel, Tcur, Tnext, err);
+    if (*E < 0)
+        return err->status ? err->status : SKF_ERR_NUMERIC;
+    memcpy(Tcur, Tnext, c->F * B * 12 * sizeof *Tcur);
+    return SKF_OK;
 }
 
 static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, size_t *pruned,
@@ -761,14 +784,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                 if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, NULL,
                                                        NULL, err)))
                     goto done;
-                memset(mass, 0, B * sizeof *mass);
-                for (size_t e = 0; e < N * K; ++e)
-                    if (d->weight[e] > 0)
-                        mass[d->weight_bone[e]] += d->weight[e];
-                size_t x = 0;
-                for (size_t i = 1; i < B; ++i)
-                    if (mass[i] < mass[x])
-                        x = i;
+                size_t x = bone_masses(d, mass);
                 if (B <= 2 || !(mass[x] < JOINT_MIN_MASS))
                     break;
                 tree_drop(d, x, parent, Tcur, b, mass, &root);
@@ -789,20 +805,10 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                     goto done;
                 tree_order(parent, B, root, queue);
                 skel.joint_count = B;
-                for (size_t i = 0; i < B; ++i)
-                    for (int q = 0; q < 3; ++q)
-                        bind[16 * i + 12 + (size_t)q] = b[3 * i + (size_t)q];
-                E = constrained(c, solver, &skel, Tcur, Tnext, err);
-                if (E < 0) {
-                    st = err->status ? err->status : SKF_ERR_NUMERIC;
+                if ((st = project(c, solver, &skel, b, bind, Tcur, Tnext, &E, err)))
                     goto done;
-                }
-                memcpy(Tcur, Tnext, F * B * 12 * sizeof *Tcur);
-                bestE = E;
-                memcpy(Tbest, Tcur, F * B * 12 * sizeof *Tbest);
-                memcpy(wbest, d->weight, N * K * sizeof *wbest);
-                memcpy(bbest, d->weight_bone, N * K * sizeof *bbest);
-                memcpy(jbest, b, 3 * B * sizeof *jbest);
+                bestE = DBL_MAX; /* the kept iterate must have the current bones: the next
+                                  * joint step + transforms (never above E) replace it */
             } else if ((st = skf_solver_update_weights(solver, off, cb, cw, err))) {
                 goto done;
             }
@@ -811,15 +817,8 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
         for (size_t a = 0; a < JOINT_ALTERNATIONS; ++a) {
             if ((st = refine_joints(c, d, parent, queue, fixed, Tcur, b, err)))
                 goto done;
-            for (size_t i = 0; i < B; ++i)
-                for (int q = 0; q < 3; ++q)
-                    bind[16 * i + 12 + (size_t)q] = b[3 * i + (size_t)q];
-            E = constrained(c, solver, &skel, Tcur, Tnext, err);
-            if (E < 0) {
-                st = err->status ? err->status : SKF_ERR_NUMERIC;
+            if ((st = project(c, solver, &skel, b, bind, Tcur, Tnext, &E, err)))
                 goto done;
-            }
-            memcpy(Tcur, Tnext, F * B * 12 * sizeof *Tcur);
             if (E < bestE) {
                 bestE = E;
                 memcpy(Tbest, Tcur, F * B * 12 * sizeof *Tbest);
