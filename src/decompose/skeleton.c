@@ -874,7 +874,7 @@ skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decompositio
     if (!st)
         st = skeleton_tree(c, d, rounds, &pruned, err);
     if (!st && pruned)
-        skf_warn(c->warnings, "decompose: --skeleton pruned %zu of %zu bones that carried less than %g "
+        skf_warn(c->warnings, "decompose: skeleton: pruned %zu of %zu bones that carried less than %g "
                  "vertices' worth of weight (too little for a rigid motion); the skeleton has %zu bones",
                  pruned, B0, JOINT_MIN_MASS, d->bone_count);
     return st;
