@@ -16,7 +16,9 @@
  * Usage: bench_solve [repetitions=5] [frames of the 500-bone case=6]
  * (prints the minimum over repetitions). BENCH_SOLVE_BIG_ONLY=1 runs only the
  * 500-bone case, BENCH_SOLVE_BIG=0 skips it, BENCH_SOLVE_LM_CAP=K caps its
- * rotation-only pass at K LM iterations per frame (default: the library's 100). */
+ * rotation-only pass at K LM iterations per frame (default: the library's 100),
+ * BENCH_SOLVE_LM_REL=x sets its relative tolerance, BENCH_SOLVE_GN=1 also runs
+ * it with Gauss–Newton steps (JᵀJ alone), =only runs only those. */
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 #include "../tests/solve/synth.h"
@@ -392,7 +394,8 @@ static void transfer_like(const rig_case *c, const double *targets, size_t F)
 /* The 500-bone target: free clip solve (one thread, default method: the
  * sweeps alone above 256 bones) and the rotation-only pass on its result,
  * CPU seconds per frame, on exact targets and on targets made with other
- * weights (a transfer: the rig cannot reach them). */
+ * weights (a transfer: the rig cannot reach them); the rotation-only pass
+ * with the exact Hessian (the default) and with Gauss–Newton (JᵀJ alone). */
 static void big_case(const char *label, const rig_case *c, const double *targets, size_t F)
 {
     const size_t n = c->n, B = c->B;
@@ -401,39 +404,56 @@ static void big_case(const char *label, const rig_case *c, const double *targets
     double *weight = malloc(8 * n * sizeof *weight);
     diffuse_weights(c, off, bone, weight);
     double *T = malloc(F * B * 12 * sizeof *T), *Tr = malloc(B * 12 * sizeof *Tr);
+    const char *gn_env = getenv("BENCH_SOLVE_GN");
+    const int hess_first = gn_env && !strcmp(gn_env, "only") ? 1 : 0,
+              hess_last = gn_env && (!strcmp(gn_env, "1") || !strcmp(gn_env, "only")) ? 1 : 0;
     for (int other = 0; other < 2; ++other) {
         skf_solve_rig rig = other ? (skf_solve_rig){n, c->g.rest, off, bone, weight, B, NULL}
                                   : synth_rig_view(&c->g);
         skf_solve_options opt = {0};
         opt.threads = 1;
         skf_solver *s = new_solver(&rig, &opt);
-        const double free_cpu = clip_cpu(s, F, targets, T, NULL), c1 = cpu_now();
-        skf_error err;
-        skf_skeleton sk = {B, c->parent, c->bind, NULL};
-        skf_rotonly *ro = NULL;
-        skf_rotonly_options ropt = {0};
-        if (getenv("BENCH_SOLVE_LM_CAP")) /* to time a few iterations of a slow solver */
-            ropt.max_iterations = atoi(getenv("BENCH_SOLVE_LM_CAP"));
-        if (skf_rotonly_new(s, &sk, &ropt, &ro, &err) != SKF_OK) {
-            fprintf(stderr, "bench_solve: %s\n", err.message);
-            exit(1);
-        }
-        double c2 = cpu_now(), it = 0, rms = 0;
-        for (size_t f = 0; f < F; ++f) {
-            skf_rotonly_stats st;
-            if (skf_rotonly_frame(ro, targets + f * 3 * n, T + f * B * 12, Tr, f > 0, &st, &err) != SKF_OK) {
+        const double free_cpu = clip_cpu(s, F, targets, T, NULL);
+        for (int hess = hess_first; hess <= hess_last; ++hess) {
+            const double c1 = cpu_now();
+            skf_error err;
+            skf_skeleton sk = {B, c->parent, c->bind, NULL};
+            skf_rotonly *ro = NULL;
+            skf_rotonly_options ropt = {0};
+            ropt.hessian = hess ? SKF_ROTONLY_HESSIAN_GAUSS_NEWTON : SKF_ROTONLY_HESSIAN_NEWTON;
+            if (getenv("BENCH_SOLVE_LM_CAP")) /* to time a few iterations of a slow solver */
+                ropt.max_iterations = atoi(getenv("BENCH_SOLVE_LM_CAP"));
+            if (getenv("BENCH_SOLVE_LM_REL"))
+                ropt.relative_tolerance = atof(getenv("BENCH_SOLVE_LM_REL"));
+            if (skf_rotonly_new(s, &sk, &ropt, &ro, &err) != SKF_OK) {
                 fprintf(stderr, "bench_solve: %s\n", err.message);
                 exit(1);
             }
-            it += st.iterations / (double)F;
-            rms = fmax(rms, st.rms / skf_solver_diagonal(s));
+            double c2 = cpu_now(), it = 0, fac = 0, rms = 0, e = 0;
+            int capped = 0, it_max = 0;
+            for (size_t f = 0; f < F; ++f) {
+                skf_rotonly_stats st;
+                if (skf_rotonly_frame(ro, targets + f * 3 * n, T + f * B * 12, Tr, f > 0, &st, &err) !=
+                    SKF_OK) {
+                    fprintf(stderr, "bench_solve: %s\n", err.message);
+                    exit(1);
+                }
+                it += st.iterations / (double)F;
+                fac += st.factorizations / (double)F;
+                it_max = st.iterations > it_max ? st.iterations : it_max;
+                capped += st.hit_cap;
+                rms = fmax(rms, st.rms / skf_solver_diagonal(s));
+                e += st.residual / ((double)n * skf_solver_diagonal(s) * skf_solver_diagonal(s)) / (double)F;
+            }
+            double c3 = cpu_now();
+            double fr = free_cpu / (double)F, rr = (c3 - c2) / (double)F;
+            printf("%-22s %-13s %-6s %5zu %3zu %9.1f %10.1f %8.2f %6.2f %4d %6.2f %3d %9.1f %9.1f  "
+                   "mean E/(N·diag²) %.12e, max rms %.2g of diag\n",
+                   label, other ? "other weights" : "exact LBS", hess ? "GN" : "Newton", B, F, 1e3 * fr,
+                   1e3 * rr, rr / fr, it, it_max, fac, capped, it > 0 ? 1e3 * rr / it : 0.0,
+                   1e3 * (c2 - c1), e, rms);
+            skf_rotonly_free(ro);
         }
-        double c3 = cpu_now();
-        double fr = free_cpu / (double)F, rr = (c3 - c2) / (double)F;
-        printf("%-26s %-13s %6zu %5zu %3zu %10.1f %10.1f %8.2f %8.2f %9.1f %9.1f  (max rms %.2g of diag)\n",
-               label, other ? "other weights" : "exact LBS", n, B, F, 1e3 * fr, 1e3 * rr, rr / fr, it,
-               1e3 * rr / it, 1e3 * (c2 - c1), rms);
-        skf_rotonly_free(ro);
         skf_solver_free(s);
     }
     free(T);
@@ -448,10 +468,15 @@ static void big_cases(size_t F)
     const size_t n = 20000;
     printf("500-bone target, one thread, CPU ms per frame (free: the clip solve; rotation-only: its pass "
            "on the free result)\n");
-    printf("%-26s %-13s %6s %5s %3s %10s %10s %8s %8s %9s %9s\n", "rig", "targets", "verts", "bones", "F",
-           "free ms/f", "rot ms/f", "rot/free", "LM it/f", "ms/LM it", "rot new ms");
+    printf("(%zu vertices; rot/free = the per-frame cost ratio; LM it: mean and max per frame; fact: "
+           "factorisations per frame; cap: frames at the iteration cap)\n", n);
+    printf("%-22s %-13s %-6s %5s %3s %9s %10s %8s %6s %4s %6s %3s %9s %9s\n", "rig", "targets", "matrix",
+           "bones", "F", "free ms/f", "rot ms/f", "rot/free", "LM it", "max", "fact", "cap", "ms/LM it",
+           "rot new ms");
     double *targets = malloc(F * 3 * n * sizeof *targets);
     for (int kind = 0; kind < 2; ++kind) {
+        if (getenv("BENCH_SOLVE_BIG_KIND") && atoi(getenv("BENCH_SOLVE_BIG_KIND")) != kind)
+            continue;
         synth_rng r = {0x5eed + 500 + (uint64_t)kind};
         rig_case c;
         if (kind == 0)

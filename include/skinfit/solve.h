@@ -268,20 +268,30 @@ typedef struct skf_skeleton {
     const double *offset;
 } skf_skeleton;
 
+/* The matrix of rotation-only's damped steps (docs/solver.md D6b). */
+typedef enum skf_rotonly_hessian {
+    SKF_ROTONLY_HESSIAN_NEWTON = 0,   /* default: JᵀJ plus the residual-curvature term Σ r·∇²r
+                                         along the retraction — the exact Hessian: quadratic
+                                         convergence where the target is out of reach */
+    SKF_ROTONLY_HESSIAN_GAUSS_NEWTON  /* JᵀJ alone (linear convergence at a non-zero residual) */
+} skf_rotonly_hessian;
+
+/* A frame stops converged when E ≤ tolerance·N·diag², or when the exact Hessian is positive
+ * definite and the decrease its quadratic model promises at its minimiser (the Newton
+ * decrement) is ≤ max(tolerance·N·diag², relative_tolerance·E) — that step is still taken —,
+ * or when no step however damped lowers E (rounding); else at max_iterations (hit_cap). */
 typedef struct skf_rotonly_options {
-    int max_iterations;     /* Levenberg–Marquardt iterations per frame; 0 → 100 */
-    double tolerance;       /* stop when the least-damped step of an iteration promises to lower E
-                               by < tolerance·N·diag²; 0 → 1e-18 (rms ~1e-9 of the diagonal:
-                               Gauss–Newton converges fast near the solution, and 1e-14 — the
-                               free mode's sweep test — left 1e-7 of the diagonal on a far start) */
-    double relative_tolerance; /* also stop when an accepted step lowers E by < this fraction
-                                  of E (a target the rig cannot reach: Gauss–Newton converges
-                                  only linearly at a non-zero residual); 0 → 1e-7, < 0 → off.
-                                  Exact targets (E → 0) never meet it. */
+    int max_iterations;     /* Levenberg–Marquardt iterations per frame and start; 0 → 100 */
+    double tolerance;       /* absolute: 0 → 1e-18 (rms ~1e-9 of the diagonal; 1e-14 — the free
+                               mode's sweep test — left 1e-7 of the diagonal on a far start) */
+    double relative_tolerance; /* relative to E: 0 → 1e-10, < 0 → off. Exact targets (E → 0)
+                                  stop on the absolute test. */
+    skf_rotonly_hessian hessian; /* 0 → NEWTON */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {
-    int iterations;
+    int iterations;         /* LM iterations (each: one assembly of H and Jᵀr) */
+    int factorizations;     /* envelope Cholesky factorisations, all tries */
     bool hit_cap;
     double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */
     double residual;        /* Σ_j ‖s_j − u_j‖² at the end (direct) */
@@ -302,7 +312,8 @@ void skf_rotonly_free(skf_rotonly *r);
  * this frame (its rotations and root positions start the solve).
  * transforms [B*12] out: the rotation-only skinning transforms
  * T_i = joint_world_i × inverse_bind_i (in: if prev_valid, a previous
- * rotation-only result also tried as a start — the lower energy wins).
+ * rotation-only result, also descended from as a second start — the lower end wins;
+ * iterations and factorizations then count both).
  * stats may be NULL. */
 skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double *free_transforms,
                              double *transforms, bool prev_valid, skf_rotonly_stats *stats,

@@ -28,8 +28,14 @@
  * Systems", 1981, §4.2): JᵀJ is accumulated into the envelope only and
  * factored there (envelope.c, 3×3 blocks). The step is applied as a retraction that is
  * exact to first order: Q_a ← G_parentᵀ Exp(δθ_a) G_parent Q_a top-down, then
- * forward kinematics. Each accepted step lowers E (the direct sum, no moment
- * form); the start is the free solution's rotations and root positions.
+ * forward kinematics. The steps use the exact Hessian along that retraction,
+ * JᵀJ plus the residual-curvature term (docs/solver.md D6b: from the same
+ * sums, Σ depth blocks), with Nielsen's damping rule (H. B. Nielsen, "Damping
+ * parameter in Marquardt's method", IMM-REP-1999-05) and the Gauss–Newton
+ * matrix for a try where H + λD is indefinite. Each accepted step lowers E
+ * (the moment form; the last one the direct sum); a frame stops only at a
+ * converged point (D6b's rule) or at the cap. Starts: the free solution's
+ * rotations and root positions, and the previous result, each descended.
  */
 #include "solve_internal.h"
 #include "skinfit/math.h"
@@ -47,6 +53,7 @@ struct skf_rotonly {
     double *d;             /* [3B] bind offset from the parent joint (p_i − p_parent at bind) */
     int max_it;
     double tol, rel_tol;
+    bool newton;           /* the residual-curvature term S in H (docs/solver.md D6b) */
     /* structure (docs/solver.md, D6): joints in post-order (children before
      * parents: the subtree of a joint is the range of positions ending at it),
      * then the root translations. Unknowns by node: node k < B is the
@@ -62,8 +69,12 @@ struct skf_rotonly {
     double *Q, *G, *p;     /* [9B], [9B], [3B] */
     double *Qc, *Gc, *pc;  /* candidate */
     double *T, *Tc;        /* [12B] */
+    double *Tf;            /* [12B] the frame's free transforms, centred */
+    double *Qb, *Gb, *pb, *Tb; /* the first start's result while the second is descended */
     double *JtJ, *A;       /* [env_size] JᵀJ and its damped factor, lower envelope */
     double *Jtr, *x, *y;   /* [P], by node */
+    double *D;             /* [P] diag(JᵀJ): the damping scale */
+    double *X;             /* [9B] per joint: X_a = Σ_j y_aj r_jᵀ, column-major (D6b) */
     double *acc;           /* [aoff[B]·16] per envelope slot (row joint a, column joint b):
                               Σ G (9), Σ g (3), Σ h (3), Σ μ (1) over i ∈ sub(a), k ∈ sub(b) */
     double *accZ;          /* [9B] per joint: Σ_{i in subtree} (S_i − T_i C_iᵀ) */
@@ -253,7 +264,7 @@ static void accumulate(skf_rotonly *r, const double *T)
             }
         }
         /* Jᵀr rotation: axial(Z − p_a zᵀ) */
-        double Z[9];
+        double *Z = r->X + 9 * a; /* X_a = Σ_j y_aj r_jᵀ */
         for (int c = 0; c < 3; ++c)
             for (int rr = 0; rr < 3; ++rr)
                 Z[c * 3 + rr] = r->accZ[9 * a + c * 3 + rr] - pa[rr] * r->accz[3 * a + c];
@@ -301,6 +312,64 @@ static void accumulate(skf_rotonly *r, const double *T)
                 const size_t row = 3 * node + (size_t)e;
                 r->JtJ[r->eoff[row] + (3 * node2 + (size_t)e - r->first[row])] = m;
             }
+        }
+    }
+    /* the damping scale: diag of the Gauss–Newton part */
+    for (size_t k = 0; k < r->P; ++k)
+        r->D[k] = r->JtJ[r->eoff[k + 1] - 1];
+}
+
+/* The residual-curvature term S (D6b, Σ_j r_j·∂²r_j along the retraction) from
+ * the X_a of the last accumulate(): block (a, a) = sym(X_a) − tr(X_a) I;
+ * block (a, b), a a strict ancestor of b (the row: later in post-order),
+ * = X_b − tr(X_b) I. Added into the lower envelope M (add_curvature), or
+ * y += S x (curvature_product). Cost: Σ_b depth(b) blocks. A block outside the
+ * envelope has no weight under b, so X_b = 0. */
+static void add_curvature(const skf_rotonly *r, double *M)
+{
+    for (size_t b = 0; b < r->B; ++b) {
+        const double *X = r->X + 9 * b, tr = X[0] + X[4] + X[8];
+        const size_t rb = r->pos[b];
+        for (int rr = 0; rr < 3; ++rr) {
+            const size_t row = 3 * rb + (size_t)rr;
+            double *Lr = M + r->eoff[row] + (3 * rb - r->first[row]);
+            for (int cc = 0; cc <= rr; ++cc) /* X(rr, cc) = X[cc*3 + rr] */
+                Lr[cc] += 0.5 * (X[cc * 3 + rr] + X[rr * 3 + cc]) - (rr == cc ? tr : 0);
+        }
+        for (int32_t a = r->parent[b]; a >= 0; a = r->parent[a]) {
+            const size_t ra = r->pos[a];
+            if (rb < r->nfirst[ra])
+                continue;
+            for (int rr = 0; rr < 3; ++rr) {
+                const size_t row = 3 * ra + (size_t)rr;
+                double *Lr = M + r->eoff[row] + (3 * rb - r->first[row]);
+                for (int cc = 0; cc < 3; ++cc)
+                    Lr[cc] += X[cc * 3 + rr] - (rr == cc ? tr : 0);
+            }
+        }
+    }
+}
+
+static void curvature_product(const skf_rotonly *r, const double *x, double *y)
+{
+    for (size_t b = 0; b < r->B; ++b) {
+        const double *X = r->X + 9 * b, tr = X[0] + X[4] + X[8];
+        const double *xb = x + 3 * r->pos[b];
+        double *yb = y + 3 * r->pos[b];
+        for (int rr = 0; rr < 3; ++rr)
+            for (int cc = 0; cc < 3; ++cc)
+                yb[rr] += (0.5 * (X[cc * 3 + rr] + X[rr * 3 + cc]) - (rr == cc ? tr : 0)) * xb[cc];
+        for (int32_t a = r->parent[b]; a >= 0; a = r->parent[a]) {
+            if (r->pos[b] < r->nfirst[r->pos[a]])
+                continue;
+            const double *xa = x + 3 * r->pos[a];
+            double *ya = y + 3 * r->pos[a];
+            for (int rr = 0; rr < 3; ++rr)
+                for (int cc = 0; cc < 3; ++cc) {
+                    const double v = X[cc * 3 + rr] - (rr == cc ? tr : 0); /* S_ab(rr, cc) */
+                    ya[rr] += v * xb[cc];
+                    yb[cc] += v * xa[rr];
+                }
         }
     }
 }
@@ -436,9 +505,10 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     r->B = B;
     r->max_it = (opt && opt->max_iterations > 0) ? opt->max_iterations : SKF_ROTONLY_DEFAULT_MAX_ITERATIONS;
     r->tol = (opt && opt->tolerance > 0) ? opt->tolerance : 1e-18;
-    r->rel_tol = !opt || opt->relative_tolerance == 0 ? 1e-7
+    r->rel_tol = !opt || opt->relative_tolerance == 0 ? 1e-10
                  : opt->relative_tolerance > 0       ? opt->relative_tolerance
                                                      : 0;
+    r->newton = !opt || opt->hessian != SKF_ROTONLY_HESSIAN_GAUSS_NEWTON;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
@@ -482,16 +552,23 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->pc = skf_malloc_array(3 * B, sizeof(double));
         r->T = skf_malloc_array(12 * B, sizeof(double));
         r->Tc = skf_malloc_array(12 * B, sizeof(double));
+        r->Tf = skf_malloc_array(12 * B, sizeof(double));
+        r->Qb = skf_malloc_array(9 * B, sizeof(double));
+        r->Gb = skf_malloc_array(9 * B, sizeof(double));
+        r->pb = skf_malloc_array(3 * B, sizeof(double));
+        r->Tb = skf_malloc_array(12 * B, sizeof(double));
         r->JtJ = skf_malloc_array(r->env_size, sizeof(double));
         r->A = skf_malloc_array(r->env_size, sizeof(double));
         r->Jtr = skf_malloc_array(P, sizeof(double));
+        r->D = skf_malloc_array(P, sizeof(double));
+        r->X = skf_malloc_array(9 * B, sizeof(double));
         r->x = skf_malloc_array(P, sizeof(double));
         r->y = skf_malloc_array(P, sizeof(double));
         r->acc = skf_malloc_array(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
-        ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->JtJ && r->A &&
-             r->Jtr && r->x && r->y && r->acc && r->accZ && r->accz &&
+        ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
+             r->Jtr && r->D && r->X && r->x && r->y && r->acc && r->accZ && r->accz &&
              skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
     if (!ok) {
@@ -508,7 +585,7 @@ void skf_rotonly_free(skf_rotonly *r)
         return;
     void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->d, r->pos, r->bone_at, r->nfirst,
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
-                    r->Tc, r->JtJ, r->A, r->Jtr, r->x, r->y, r->acc, r->accZ, r->accz};
+                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->acc, r->accZ, r->accz};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
     skfi_solve_ws_release(&r->ws);
@@ -543,13 +620,155 @@ static void state_from(skf_rotonly *r, const double *Tin)
     forward(r, r->Q, r->G, r->p, r->T);
 }
 
+/* The current state into the saved buffers (restore_best: back). */
+static void keep_best(skf_rotonly *r)
+{
+    memcpy(r->Qb, r->Q, 9 * r->B * sizeof(double));
+    memcpy(r->Gb, r->G, 9 * r->B * sizeof(double));
+    memcpy(r->pb, r->p, 3 * r->B * sizeof(double));
+    memcpy(r->Tb, r->T, 12 * r->B * sizeof(double));
+}
+
+static void restore_best(skf_rotonly *r)
+{
+    memcpy(r->Q, r->Qb, 9 * r->B * sizeof(double));
+    memcpy(r->G, r->Gb, 9 * r->B * sizeof(double));
+    memcpy(r->p, r->pb, 3 * r->B * sizeof(double));
+    memcpy(r->T, r->Tb, 12 * r->B * sizeof(double));
+}
+
+/* The candidate state (Qc, Gc, pc, Tc) from the step r->x: the retraction
+ * Q_a ← G_parentᵀ Exp(δθ_a) G_parent Q_a top-down with the OLD parent
+ * rotations, root positions moved by δp, then forward kinematics. */
+static void retract(skf_rotonly *r)
+{
+    const size_t B = r->B;
+    for (size_t i = 0; i < B; ++i) {
+        double Ex[9], tmp[9];
+        expmap(Ex, r->x + 3 * r->pos[i]);
+        int32_t par = r->parent[i];
+        if (par < 0) {
+            mat3_mul(r->Qc + 9 * i, Ex, r->Q + 9 * i);
+            for (int k = 0; k < 3; ++k)
+                r->pc[3 * i + k] = r->p[3 * i + k] + r->x[3 * B + 3 * r->root_slot[i] + k];
+        } else {
+            const double *Gp = r->G + 9 * (size_t)par;
+            mat3_tmul(tmp, Gp, Ex);          /* Gpᵀ Ex */
+            mat3_mul(tmp, tmp, Gp);          /* Gpᵀ Ex Gp */
+            mat3_mul(r->Qc + 9 * i, tmp, r->Q + 9 * i);
+        }
+        orthonormalise(r->Qc + 9 * i);
+    }
+    forward(r, r->Qc, r->Gc, r->pc, r->Tc);
+}
+
+/* Levenberg–Marquardt from the current state (Q, G, p, T; E its moment-form
+ * energy) until the rule of skf_rotonly_frame holds or max_it iterations;
+ * iterations and factorisations are added to st. Returns whether it
+ * converged; E in: the start's, out: the end's. */
+static bool descend(skf_rotonly *r, const double *target, double *E_io, double stop, skf_rotonly_stats *st)
+{
+    const skf_solver *s = r->s;
+    const size_t B = r->B, P = r->P;
+    double E = *E_io;
+    const double lam_check = 1e-9;
+    double lambda = 1e-4, nu = 2;
+    bool converged = false;
+    for (int it = 0; it < r->max_it && !converged; ++it) {
+        ++st->iterations;
+        accumulate(r, r->T);
+        double dmax = 0;
+        for (size_t k = 0; k < P; ++k)
+            dmax = fmax(dmax, r->D[k]);
+        if (!(dmax > 0)) { /* nothing moves the residual */
+            converged = true;
+            break;
+        }
+        const double thr = fmax(stop, r->rel_tol > 0 ? r->rel_tol * E : 0);
+        int check = 0; /* (b)'s test at lam_check: 0 not yet, 1 this try, 2 done (failed) */
+        bool use_h = r->newton; /* H this iteration (until H + λD fails to factor: then JᵀJ) */
+        for (;;) {
+            if (!(lambda <= 1e16)) { /* (c) */
+                converged = true;
+                break;
+            }
+            const double lam = check == 1 ? lam_check : lambda;
+            const bool hess = r->newton && (check == 1 || use_h);
+            memcpy(r->A, r->JtJ, r->env_size * sizeof(double));
+            if (hess)
+                add_curvature(r, r->A);
+            for (size_t k = 0; k < P; ++k) {
+                r->A[r->eoff[k + 1] - 1] += lam * fmax(r->D[k], 1e-12 * dmax);
+                r->x[k] = -r->Jtr[k];
+            }
+            ++st->factorizations;
+            if (skfi_env_factor3(B + r->R, r->nfirst, r->eoff, r->A) != 0) {
+                if (check == 1) { /* H not positive definite: not a minimum yet */
+                    check = 2;
+                } else if (hess) { /* H + λD indefinite: the Gauss–Newton step at this λ */
+                    use_h = false;
+                } else {
+                    lambda *= nu;
+                    nu *= 2;
+                }
+                continue;
+            }
+            skfi_env_solve(P, r->first, r->eoff, r->A, r->x);
+            /* the model's decrease: E − m(δ) = −2δᵀJᵀr − δᵀMδ, M the matrix factored */
+            skfi_env_symv(P, r->first, r->eoff, r->JtJ, r->x, r->y);
+            if (hess)
+                curvature_product(r, r->x, r->y);
+            double pred = 0;
+            for (size_t k = 0; k < P; ++k)
+                pred -= r->x[k] * (2 * r->Jtr[k] + r->y[k]);
+            bool last = false;
+            if (!(pred > thr)) {
+                if (check == 0 && (lam > lam_check || hess != r->newton)) { /* test (b) undamped */
+                    check = 1;
+                    continue;
+                }
+                last = check != 2; /* else a damped trial like any other */
+            }
+            retract(r);
+            double Ec = skfi_solve_energy(s, &r->ws, r->Tc);
+            /* the last step is decided on the direct sums: near E's rounding
+             * (a far target) the moment form cannot tell */
+            if (last ? direct_residual(r, r->Tc, target) < direct_residual(r, r->T, target) : Ec < E) {
+                const double rho = (E - Ec) / pred, t = 2 * rho - 1;
+                E = Ec;
+                double *sw;
+                sw = r->Q; r->Q = r->Qc; r->Qc = sw;
+                sw = r->G; r->G = r->Gc; r->Gc = sw;
+                sw = r->p; r->p = r->pc; r->pc = sw;
+                sw = r->T; r->T = r->Tc; r->Tc = sw;
+                lambda = fmax(lam * fmax(1.0 / 3, 1 - t * t * t), lam_check);
+                nu = 2;
+                converged = last;
+                break;
+            }
+            if (last) { /* converged; the model's last step is below E's rounding */
+                converged = true;
+                break;
+            }
+            if (check == 1) { /* the undamped step failed: back to the damped one */
+                check = 2;
+                continue;
+            }
+            lambda *= nu;
+            nu *= 2;
+        }
+    }
+    *E_io = E;
+    return converged;
+}
+
 skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double *free_transforms,
                              double *transforms, bool prev_valid, skf_rotonly_stats *stats,
                              skf_error *err)
 {
     skfi_solve_count_rotonly();
     const skf_solver *s = r->s;
-    const size_t B = r->B, P = r->P, n = s->n;
+    const size_t B = r->B, n = s->n;
     for (size_t e = 0; e < 3 * n; ++e)
         if (!isfinite(target[e]))
             return skf_fail(err, SKF_ERR_FORMAT, "rotation-only: target: vertex %zu: non-finite value",
@@ -562,110 +781,48 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
 
     /* C_i, U of this frame: every later energy and derivative is a moment sum */
     skfi_solve_frame_moments(s, &r->ws, target, s->threads > 1);
-    /* start: free solution, or the previous result when that is lower; in
-     * the solver's centred coordinates (Tc is free until the first step) */
-    memcpy(r->Tc, free_transforms, 12 * B * sizeof(double));
-    skfi_solve_to_centred(s, r->Tc, B, true);
-    state_from(r, r->Tc);
-    double E = skfi_solve_energy(s, &r->ws, r->T);
-    if (prev_valid) {
-        skfi_solve_to_centred(s, transforms, B, true);
-        memcpy(r->Qc, r->Q, 9 * B * sizeof(double));
-        memcpy(r->Gc, r->G, 9 * B * sizeof(double));
-        memcpy(r->pc, r->p, 3 * B * sizeof(double));
-        memcpy(r->Tc, r->T, 12 * B * sizeof(double));
-        state_from(r, transforms);
-        double Ep = skfi_solve_energy(s, &r->ws, r->T);
-        if (!(Ep < E)) {
-            memcpy(r->Q, r->Qc, 9 * B * sizeof(double));
-            memcpy(r->G, r->Gc, 9 * B * sizeof(double));
-            memcpy(r->p, r->pc, 3 * B * sizeof(double));
-            memcpy(r->T, r->Tc, 12 * B * sizeof(double));
-        } else {
-            E = Ep;
-        }
-    }
-    st.energy_start = direct_residual(r, r->T, target); /* reported directly, like the end */
+    /* Two starts (docs/solver.md D6b): the free solution's rotations and, with
+     * prev_valid, the previous result. The energy is not convex in the
+     * rotations: each start is descended to its own converged point and the
+     * lower direct residual wins (ties: the free start's); a first result
+     * with E ≤ tolerance·N·diag² ends the frame. In the solver's centred
+     * coordinates. */
+    memcpy(r->Tf, free_transforms, 12 * B * sizeof(double));
+    skfi_solve_to_centred(s, r->Tf, B, true);
     const double stop = r->tol * (double)n * s->diag * s->diag;
-    double lambda = 1e-4;
-    st.hit_cap = true;
-    for (int it = 0; it < r->max_it; ++it) {
-        st.iterations = it + 1;
-        accumulate(r, r->T);
-        double dmax = 0;
-        for (size_t k = 0; k < P; ++k)
-            dmax = fmax(dmax, r->JtJ[r->eoff[k + 1] - 1]);
-        if (!(dmax > 0)) {
-            st.hit_cap = false;
+    double Ed = 0;
+    bool converged = false;
+    for (int start = 0; start < (prev_valid ? 2 : 1); ++start) {
+        skf_rotonly_stats one;
+        memset(&one, 0, sizeof one);
+        if (start == 0) {
+            state_from(r, r->Tf);
+        } else {
+            skfi_solve_to_centred(s, transforms, B, true);
+            state_from(r, transforms);
+        }
+        double Es = skfi_solve_energy(s, &r->ws, r->T);
+        one.energy_start = direct_residual(r, r->T, target);
+        bool conv = !(one.energy_start > stop);
+        if (!conv)
+            conv = descend(r, target, &Es, stop, &one);
+        const double Eend = direct_residual(r, r->T, target);
+        st.iterations += one.iterations;
+        st.factorizations += one.factorizations;
+        if (start == 0 || one.energy_start < st.energy_start)
+            st.energy_start = one.energy_start;
+        if (start == 0 || Eend < Ed) {
+            Ed = Eend;
+            converged = conv;
+            if (prev_valid && start == 0)
+                keep_best(r);
+        } else {
+            restore_best(r);
+        }
+        if (!(Ed > stop)) /* (a) holds: no start can gain more than the resolution */
             break;
-        }
-        bool accepted = false;
-        double dec = 0;
-        bool first_try = true;
-        while (lambda < 1e12) {
-            memcpy(r->A, r->JtJ, r->env_size * sizeof(double));
-            for (size_t k = 0; k < P; ++k) {
-                const double jkk = r->JtJ[r->eoff[k + 1] - 1];
-                r->A[r->eoff[k + 1] - 1] += lambda * fmax(jkk, 1e-12 * dmax);
-                r->x[k] = -r->Jtr[k];
-            }
-            if (skfi_env_factor3(B + r->R, r->nfirst, r->eoff, r->A) != 0) {
-                lambda *= 10;
-                continue;
-            }
-            skfi_env_solve(P, r->first, r->eoff, r->A, r->x);
-            /* Gauss–Newton predicted decrease of the damped step:
-             * −δᵀJᵀr − ½ δᵀJᵀJδ (exact for the linearised model). When even
-             * the model promises less than the stopping threshold, E is at its
-             * minimum to the resolution we ask for: stop without trying
-             * larger damping (each try costs a factorisation). */
-            skfi_env_symv(P, r->first, r->eoff, r->JtJ, r->x, r->y);
-            double pred = 0;
-            for (size_t k = 0; k < P; ++k)
-                pred -= r->x[k] * (r->Jtr[k] + 0.5 * r->y[k]);
-            /* only the least-damped try of an iteration may declare
-             * convergence: a heavily damped step promises little anywhere */
-            if (first_try && !(pred >= stop))
-                break;
-            first_try = false;
-            /* retraction, top-down with the OLD parent rotations */
-            for (size_t i = 0; i < B; ++i) {
-                double Ex[9], tmp[9];
-                expmap(Ex, r->x + 3 * r->pos[i]);
-                int32_t par = r->parent[i];
-                if (par < 0) {
-                    mat3_mul(r->Qc + 9 * i, Ex, r->Q + 9 * i);
-                    for (int k = 0; k < 3; ++k)
-                        r->pc[3 * i + k] = r->p[3 * i + k] + r->x[3 * B + 3 * r->root_slot[i] + k];
-                } else {
-                    const double *Gp = r->G + 9 * (size_t)par;
-                    mat3_tmul(tmp, Gp, Ex);          /* Gpᵀ Ex */
-                    mat3_mul(tmp, tmp, Gp);          /* Gpᵀ Ex Gp */
-                    mat3_mul(r->Qc + 9 * i, tmp, r->Q + 9 * i);
-                }
-                orthonormalise(r->Qc + 9 * i);
-            }
-            forward(r, r->Qc, r->Gc, r->pc, r->Tc);
-            double Ec = skfi_solve_energy(s, &r->ws, r->Tc);
-            if (Ec < E) {
-                dec = E - Ec;
-                E = Ec;
-                double *t;
-                t = r->Q; r->Q = r->Qc; r->Qc = t;
-                t = r->G; r->G = r->Gc; r->Gc = t;
-                t = r->p; r->p = r->pc; r->pc = t;
-                t = r->T; r->T = r->Tc; r->Tc = t;
-                lambda = fmax(lambda / 3, 1e-12);
-                accepted = true;
-                break;
-            }
-            lambda *= 4;
-        }
-        if (!accepted || dec < stop || dec < r->rel_tol * (E + dec)) {
-            st.hit_cap = false;
-            break;
-        }
     }
+    st.hit_cap = !converged;
     memcpy(transforms, r->T, 12 * B * sizeof(double));
     skfi_solve_from_centred(s, transforms, B, true);
     st.residual = direct_residual(r, r->T, target);
