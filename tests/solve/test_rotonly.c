@@ -1,8 +1,10 @@
 /* Rotation-only mode on a synthetic skeleton whose binds carry Blender's 0.01
  * scale: exact recovery of a length-keeping motion, bone lengths kept on
  * every frame (also as local translations of joint_world = T × bind),
- * quality never above the free quality; plus the quality metric checked by
- * hand on a tiny case. */
+ * quality never above the free quality; targets of other weights (a transfer:
+ * E far from zero) converged in a bounded number of iterations to a point a
+ * restart cannot improve; plus the quality metric checked by hand on a tiny
+ * case. */
 #include "check.h"
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
