@@ -94,7 +94,7 @@ void skfi_raster_clear_depth(skfi_raster *r, int row0, int row1)
         return;
     }
 #endif
-    size_t first = (size_t)row0 * (size_t)r->w, n = (size_t)(row1 - row0) * (size_t)r->w;
+    size_t first = skfi_raster_row(r, row0), n = (size_t)(row1 - row0) * (size_t)r->w;
     float *depth = r->depth + first;
 #pragma omp simd
     for (size_t i = 0; i < n; ++i)
@@ -142,7 +142,7 @@ bool skfi_raster_use_avx2(void)
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
                             size_t triangle_count, int row0, int row1)
 {
-    memset(r->layer + (size_t)row0 * (size_t)r->w, 0, (size_t)(row1 - row0) * (size_t)r->w);
+    memset(r->layer + skfi_raster_row(r, row0), 0, (size_t)(row1 - row0) * (size_t)r->w);
 #ifdef SKF_RASTER_AVX2
     if (skfi_raster_use_avx2()) {
         skfi_raster_silhouette_avx2(r, v, tri, triangle_count, row0, row1);
@@ -398,7 +398,7 @@ void skfi_raster_resolve(const skfi_raster *r, const skfi_raster *sil, const skf
             unsigned cov = 0;
             float dmin = INFINITY;
             for (int sy = 0; sy < S; ++sy) {
-                const float *d = r->depth + (size_t)(py * S + sy) * (size_t)w + (size_t)(px * S);
+                const float *d = r->depth + skfi_raster_row(r, py * S + sy) + (size_t)(px * S);
                 for (int sx = 0; sx < S; ++sx)
                     if (d[sx] < INFINITY) {
                         ++cov;

@@ -243,7 +243,7 @@ void skfi_compose_row_avx2(const skfi_raster *r, const skfi_raster *sil, const s
 
 void skfi_raster_clear_depth_avx2(skfi_raster *r, int row0, int row1)
 {
-    size_t first = (size_t)row0 * (size_t)r->w, n = (size_t)(row1 - row0) * (size_t)r->w;
+    size_t first = skfi_raster_row(r, row0), n = (size_t)(row1 - row0) * (size_t)r->w;
     float *depth = r->depth + first;
 #pragma omp simd
     for (size_t i = 0; i < n; ++i)

@@ -43,6 +43,16 @@ static inline bool tri_scan_setup(const skfi_raster *R, const skfi_screen_vertex
                                   const skfi_screen_vertex *B, const skfi_screen_vertex *C, int band0,
                                   int band1, tri_scan *t)
 {
+    /* A triangle wholly above or below the band is rejected before any
+     * other work (a band is a few rows of a panel, and a panel is drawn in
+     * many): maxy − 0.5 < band0 gives floor(maxy − 0.5) < band0 and miny −
+     * 0.5 > band1 − 1 gives ceil(miny − 0.5) > band1 − 1, so y0 > y1 below:
+     * only triangles the full test rejects are rejected here. */
+    {
+        double lo = fmin(A->y, fmin(B->y, C->y)), hi = fmax(A->y, fmax(B->y, C->y));
+        if (hi - 0.5 < band0 || lo - 0.5 > band1 - 1.0)
+            return false;
+    }
     double area = edge(A->x, A->y, B->x, B->y, C->x, C->y);
     if (!(fabs(area) > 1e-12))
         return false;
@@ -126,7 +136,7 @@ static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *h
     int lo, hi;                                                                             \
     tri_scan_row(&ts, py, &lo, &hi);                                                        \
     const double r0 = (cx - bx) * (py - by), r1 = (ax - cx) * (py - cy);                   \
-    size_t row = (size_t)(SY) * (size_t)r->w;                                               \
+    size_t row = skfi_raster_row(r, (SY));                                                  \
     int sx = lo
 
 /* The start of a compose of sample row y (in scope: r, sil, y, R, G, B):
@@ -134,8 +144,8 @@ static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *h
 #define COMPOSE_ROW_BEGIN                                                                    \
     int w = r->w;                                                                           \
     compose_base(r, sil, y, R, G, B);                                                       \
-    const float *depth = r->depth + (size_t)y * (size_t)w;                                  \
-    const uint32_t *owner = r->tri + (size_t)y * (size_t)w;                                 \
+    const float *depth = r->depth + skfi_raster_row(r, y);                                   \
+    const uint32_t *owner = r->tri + skfi_raster_row(r, y);                                  \
     const double py = y + 0.5
 
 /* The colours of sample row y before its winners: the silhouette colour
@@ -150,7 +160,7 @@ static inline void compose_base(const skfi_raster *r, const skfi_raster *sil, in
         const uint8_t sc[3] = {(uint8_t)(SKF_RENDER_SILHOUETTE >> 24),
                                (uint8_t)(SKF_RENDER_SILHOUETTE >> 16),
                                (uint8_t)(SKF_RENDER_SILHOUETTE >> 8)};
-        const uint8_t *L = sil->layer + (size_t)y * (size_t)w;
+        const uint8_t *L = sil->layer + skfi_raster_row(sil, y);
 #pragma omp simd
         for (int x = 0; x < w; ++x) {
             R[x] = L[x] ? sc[0] : bg[0];

@@ -2,10 +2,12 @@
  * surface over every frame, lays out the panels (label band, panels, legend
  * band), draws labels and the legend once with cairo's toy text API, then
  * rasterises each frame: the panels' screen vertices in parallel (OpenMP over
- * panels), then each panel in bands of pixel rows in parallel (OpenMP over
- * bands, one shared sample buffer whose bands are disjoint). A sample sees the
- * triangles in index order whatever the banding, so the bytes do not depend on
- * the thread count. Layout and framing decisions: docs/render.md. */
+ * panels), then the frame in bands of pixel rows in parallel (OpenMP over
+ * bands; a thread draws a band's silhouette and then every panel's part of it
+ * in its own band-sized sample buffers, which stay in cache). A sample sees
+ * the triangles in index order whatever the banding, so the bytes do not
+ * depend on the thread count or the band size. Layout and framing decisions:
+ * docs/render.md. */
 #include "render/render_internal.h"
 
 #include <cairo.h>
@@ -18,7 +20,20 @@ typedef struct thread_scratch {
     double *weld_sums;
     uint16_t *colsum;             /* the resolve's column sums of one pixel row (3 planes of w) */
     uint8_t *rowbuf;              /* the resolve's colours of one sample row (3 planes of w) */
+    skfi_raster raster;           /* the band being drawn: depth and winning triangle */
+    skfi_raster sil;              /* the ground truth's silhouette over the same band (its layer),
+                                     the same for every panel (one camera): drawn once per band,
+                                     read by the resolve of each panel that shows it (allocated
+                                     when any panel does) */
 } thread_scratch;
+
+/* The sample buffers of a band (depth, winner, silhouette: 9 bytes a sample)
+ * are kept to about this many bytes, so that the depth pass and the resolve
+ * of a band run in a core's cache and a frame touches no panel-sized
+ * buffer (a 3-panel 1280-pixel page at 4×4 holds 1.8 M samples a panel). */
+#define BAND_BYTES (256 * 1024)
+
+size_t skfi_render_band_bytes;
 
 struct skf_renderer {
     skf_render_scene scene;
@@ -33,16 +48,14 @@ struct skf_renderer {
     uint32_t **weld;              /* per panel */
     size_t *weld_count;
     size_t max_vertices, max_weld;
-    int bands;                    /* bands of pixel rows a panel is drawn in: 1, or 4 per thread */
+    int bands;                    /* bands of pixel rows a frame is drawn in (every panel's band
+                                     b covers the same rows): BAND_BYTES of samples each, and at
+                                     least 4 per thread */
     thread_scratch *scratch;
     skfi_screen_vertex **verts;   /* per panel: screen vertices of the frame being drawn */
     skfi_tri_shade **shade;       /* per panel: per triangle, what the resolve shades with */
     skfi_screen_vertex *gt_verts; /* the ground truth's (when a panel shows its silhouette) */
-    skfi_raster raster;           /* the panel being drawn: depth and winning triangle */
-    skfi_raster sil;              /* the ground truth's silhouette of the frame being drawn (its
-                                     layer), the same for every panel (one camera): drawn once per
-                                     frame, read by the resolve of each panel that shows it
-                                     (allocated when any panel does) */
+    bool silhouettes;             /* some panel shows the silhouette */
 };
 
 bool skf_render_view_parse(const char *s, skf_render_view *out)
@@ -249,13 +262,16 @@ void skf_render_text_warm_up(void)
 
 /* ---- construction ------------------------------------------------------ */
 
-/* Sample buffers of w × h samples, the depth pass's (depth and triangle) or
- * the silhouette's (layer): the sample count, 0 when out of memory. */
-static size_t raster_alloc(skfi_raster *r, int w, int h, bool silhouette)
+/* Sample buffers of `rows` sample rows of a panel of w × h samples, the
+ * depth pass's (depth and triangle) or the silhouette's (layer): the sample
+ * count, 0 when out of memory. */
+static size_t raster_alloc(skfi_raster *r, int w, int h, int rows, bool silhouette)
 {
     r->w = w;
     r->h = h;
-    size_t ns = (size_t)w * (size_t)h;
+    r->y0 = 0;
+    r->rows = rows;
+    size_t ns = (size_t)w * (size_t)rows;
     if (silhouette)
         return (r->layer = skf_malloc_array(ns, 1)) ? ns : 0;
     r->depth = skf_malloc_array(ns, sizeof(float));
@@ -281,6 +297,8 @@ void skf_renderer_free(skf_renderer *r)
             skf_free(s->weld_sums);
             skf_free(s->colsum);
             skf_free(s->rowbuf);
+            raster_release(&s->raster);
+            raster_release(&s->sil);
         }
     skf_free(r->scratch);
     if (r->verts)
@@ -292,8 +310,6 @@ void skf_renderer_free(skf_renderer *r)
             skf_free(r->shade[k]);
     skf_free(r->shade);
     skf_free(r->gt_verts);
-    raster_release(&r->raster);
-    raster_release(&r->sil);
     if (r->weld)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
             skf_free(r->weld[k]);
@@ -388,7 +404,17 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     r->threads = threads < ph ? threads : ph;
     if (r->threads < 1)
         r->threads = 1;
-    r->bands = r->threads == 1 ? 1 : 4 * r->threads < ph ? 4 * r->threads : ph;
+    {
+        /* pixel rows per band within BAND_BYTES, then at least 4 bands a thread */
+        size_t row_bytes = (size_t)pw * (size_t)S * (size_t)S * 9;
+        size_t budget = skfi_render_band_bytes ? skfi_render_band_bytes : BAND_BYTES;
+        long band_px = (long)(budget / row_bytes);
+        band_px = band_px < 1 ? 1 : band_px;
+        long bands = (ph + band_px - 1) / band_px;
+        if (r->threads > 1 && bands < 4L * r->threads)
+            bands = 4L * r->threads;
+        r->bands = (int)(bands < ph ? bands : ph);
+    }
     r->panels = skf_malloc_array(P, sizeof *r->panels);
     r->panel_x = skf_malloc_array(P, sizeof *r->panel_x);
     r->weld = skf_calloc(P, sizeof *r->weld);
@@ -453,31 +479,27 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     r->cam.cx = 0.5 * (elo[0] + ehi[0]);
     r->cam.cy = 0.5 * (elo[1] + ehi[1]);
 
-    size_t ns = raster_alloc(&r->raster, r->panel_w * S, r->panel_h * S, false);
-    for (int t = 0; ns && t < r->threads; ++t) {
+    for (size_t k = 0; k < P; ++k)
+        r->silhouettes |= r->panels[k].silhouette;
+    /* the tallest band's sample rows (band_rows splits ph in r->bands) */
+    int band_rows_max = (int)((ph + r->bands - 1) / r->bands) * S;
+    bool ok = true;
+    for (int t = 0; ok && t < r->threads; ++t) {
         thread_scratch *s = &r->scratch[t];
         s->normals = skf_malloc_array(r->max_vertices ? r->max_vertices : 1, 3 * sizeof(double));
         s->weld_sums = skf_malloc_array(r->max_weld ? r->max_weld : 1, 3 * sizeof(double));
-        s->colsum = skf_malloc_array((size_t)r->raster.w, 3 * sizeof *s->colsum);
-        s->rowbuf = skf_malloc_array((size_t)r->raster.w, 3);
-        if (!s->normals || !s->weld_sums || !s->colsum || !s->rowbuf)
-            ns = 0;
+        s->colsum = skf_malloc_array((size_t)pw * S, 3 * sizeof *s->colsum);
+        s->rowbuf = skf_malloc_array((size_t)pw * S, 3);
+        ok = s->normals && s->weld_sums && s->colsum && s->rowbuf &&
+             raster_alloc(&s->raster, pw * S, ph * S, band_rows_max, false) &&
+             (!r->silhouettes || raster_alloc(&s->sil, pw * S, ph * S, band_rows_max, true));
     }
-    if (!ns) {
-        st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
-                      r->panel_h * S);
-        goto fail;
-    }
-    bool silhouettes = false;
-    for (size_t k = 0; k < P; ++k)
-        silhouettes |= r->panels[k].silhouette;
-    if (silhouettes && (!raster_alloc(&r->sil, r->panel_w * S, r->panel_h * S, true) ||
-                        !(r->gt_verts = skf_malloc_array(scene->ground_truth->vertex_count
-                                                             ? scene->ground_truth->vertex_count
-                                                             : 1,
-                                                         sizeof *r->gt_verts)))) {
-        st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", r->panel_w * S,
-                      r->panel_h * S);
+    if (ok && r->silhouettes)
+        ok = (r->gt_verts = skf_malloc_array(scene->ground_truth->vertex_count ? scene->ground_truth->vertex_count
+                                                                                : 1,
+                                             sizeof *r->gt_verts)) != NULL;
+    if (!ok) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", pw * S, ph * S);
         goto fail;
     }
     if ((st = skf_image_init(&r->base, W, H, SKF_RENDER_BACKGROUND, err)))
@@ -562,22 +584,30 @@ static void band_rows(const skf_renderer *r, int b, int *p0, int *p1)
     *p1 = (int)((long)r->panel_h * (b + 1) / r->bands);
 }
 
-/* Band b of panel k: the depth pass over its sample rows, then the resolve
- * shades the winners over the silhouette (or the background) and
- * box-filters them into img. */
-static void draw_band(skf_renderer *r, size_t k, int b, thread_scratch *s, skf_image *img,
+/* Band b of the frame in the thread's buffers: the ground truth's silhouette
+ * over its sample rows (when a panel shows it), then per panel the depth
+ * pass over those rows and the resolve, which shades the winners over the
+ * silhouette (or the background) and box-filters them into img. */
+static void draw_band(skf_renderer *r, int b, thread_scratch *s, skf_image *img,
                       const skf_render_aux *aux)
 {
-    const skf_render_panel *p = &r->panels[k];
     int p0, p1;
     band_rows(r, b, &p0, &p1);
     int row0 = p0 * r->S, row1 = p1 * r->S;
-    skfi_raster_clear_depth(&r->raster, row0, row1);
-    skfi_raster_depth(&r->raster, r->verts[k], p->surface.triangles, p->surface.triangle_count,
-                      row0, row1);
-    skfi_raster_resolve(&r->raster, p->silhouette ? &r->sil : NULL, r->shade[k], SKF_RENDER_NEUTRAL,
-                        r->S, p0, p1, s->rowbuf, s->colsum, img, r->panel_x[k], r->panel_y,
-                        aux ? aux->coverage : NULL, aux ? aux->depth : NULL, r->width);
+    s->raster.y0 = s->sil.y0 = row0;
+    if (r->silhouettes) {
+        const skf_render_surface *g = r->scene.ground_truth;
+        skfi_raster_silhouette(&s->sil, r->gt_verts, g->triangles, g->triangle_count, row0, row1);
+    }
+    for (size_t k = 0; k < r->scene.panel_count; ++k) {
+        const skf_render_panel *p = &r->panels[k];
+        skfi_raster_clear_depth(&s->raster, row0, row1);
+        skfi_raster_depth(&s->raster, r->verts[k], p->surface.triangles, p->surface.triangle_count,
+                          row0, row1);
+        skfi_raster_resolve(&s->raster, p->silhouette ? &s->sil : NULL, r->shade[k], SKF_RENDER_NEUTRAL,
+                            r->S, p0, p1, s->rowbuf, s->colsum, img, r->panel_x[k], r->panel_y,
+                            aux ? aux->coverage : NULL, aux ? aux->depth : NULL, r->width);
+    }
 }
 
 skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
@@ -597,7 +627,7 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
             aux->depth[i] = INFINITY;
     int P = (int)r->scene.panel_count, B = r->bands;
     const skf_render_surface *g = r->scene.ground_truth;
-    if (r->sil.layer)
+    if (r->silhouettes)
         to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, r->gt_verts);
 #pragma omp parallel num_threads(r->threads)
     {
@@ -605,20 +635,9 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < P; ++k)
             setup_panel(r, (size_t)k, frame, s);
-        if (r->sil.layer) {
 #pragma omp for schedule(dynamic, 1)
-            for (int b = 0; b < B; ++b) {
-                int p0, p1;
-                band_rows(r, b, &p0, &p1);
-                skfi_raster_silhouette(&r->sil, r->gt_verts, g->triangles, g->triangle_count,
-                                       p0 * r->S, p1 * r->S);
-            }
-        }
-        for (int k = 0; k < P; ++k) {
-#pragma omp for schedule(dynamic, 1)
-            for (int b = 0; b < B; ++b)
-                draw_band(r, (size_t)k, b, s, img, aux);
-        }
+        for (int b = 0; b < B; ++b)
+            draw_band(r, b, s, img, aux);
     }
     return SKF_OK;
 }

@@ -61,13 +61,24 @@ void skfi_camera_basis(skf_render_view view, const double lo[3], const double hi
  * the bytes are the same), and box-filters. The drawing calls take a band of
  * sample rows [row0, row1) and touch only those rows, so bands draw in
  * parallel; each sample sees the triangles in index order whatever the
- * bands, so the bytes do not depend on the banding. */
+ * bands, so the bytes do not depend on the banding. The buffers need not hold
+ * the whole panel: they hold the sample rows [y0, y0 + rows) (one band, so
+ * that a band's samples stay in cache and a frame touches no panel-sized
+ * memory); coordinates stay the panel's (h is its full height, which the
+ * scan's rounding bound reads), and a call draws only rows the buffers hold. */
 typedef struct skfi_raster {
-    int w, h;
-    float *depth;      /* [w*h], +inf = no surface sample (a winner's depth is < +inf) */
-    uint32_t *tri;     /* [w*h]: the triangle that set depth; read only where depth < +inf */
-    uint8_t *layer;    /* [w*h]: 1 where the silhouette covers, else 0 (silhouette buffer) */
+    int w, h;          /* the panel's samples: w × h */
+    int y0, rows;      /* the buffers hold sample rows [y0, y0 + rows) */
+    float *depth;      /* [w*rows], +inf = no surface sample (a winner's depth is < +inf) */
+    uint32_t *tri;     /* [w*rows]: the triangle that set depth; read only where depth < +inf */
+    uint8_t *layer;    /* [w*rows]: 1 where the silhouette covers, else 0 (silhouette buffer) */
 } skfi_raster;
+
+/* Offset of sample row y (y0 <= y < y0 + rows) in the buffers of r. */
+static inline size_t skfi_raster_row(const skfi_raster *r, int y)
+{
+    return (size_t)(y - r->y0) * (size_t)r->w;
+}
 
 /* Per-vertex screen data (sample coordinates) for one surface and frame. */
 typedef struct skfi_screen_vertex {
@@ -147,6 +158,11 @@ int skfi_box4_row_avx2(const uint16_t *colsum, size_t plane, int pw, uint8_t *ou
  * test_raster_kernels and test_png_filter run both). Set it only while
  * nothing is being drawn or encoded. */
 extern int skfi_render_portable;
+/* Test hook: nonzero replaces the renderer's band budget (render.c,
+ * BAND_BYTES: the bytes of samples a band of pixel rows may hold) for the
+ * renderers made after it is set; tests/render/test_raster_kernels draws the
+ * same frames at one pixel row a band and at one band a panel. */
+extern size_t skfi_render_band_bytes;
 /* Whether the AVX2 kernels run: built for them, the CPU has AVX2 and the hook is 0. */
 bool skfi_raster_use_avx2(void);
 

@@ -5,8 +5,10 @@
  * The scene is a soup of random triangles (overlapping, thin, large, partly
  * off-panel) with errors across every bin, a rig with unmeasured vertices
  * (neutral triangles) and a silhouette, so that every path of the depth pass,
- * the per-sample bins and the runs of winners is taken. Skipped (77) where
- * the CPU has no AVX2: there is then only one kernel. */
+ * the per-sample bins and the runs of winners is taken. The same frames drawn
+ * in bands of one pixel row and in one band a panel must give the default
+ * bands' bytes too (render.c: BAND_BYTES); where the CPU has no AVX2 only
+ * that is compared. */
 #include "check.h"
 #include "render/render_internal.h"
 #include "skinfit/render.h"
@@ -27,14 +29,17 @@ static double uniform(void) /* [0, 1) */
 }
 
 /* Frames 0 and 1 of the scene into img[0], img[1] (frame 1 also with aux
- * into img[2], its coverage and depth into cov, depth) with one kernel. */
+ * into img[2], its coverage and depth into cov, depth) with one kernel and
+ * band budget (skfi_render_band_bytes; 0: the renderer's own). */
 static bool draw(const skf_render_scene *scene, const skf_render_options *opt, bool portable,
-                 skf_image img[3], uint8_t *cov, float *depth)
+                 size_t band_bytes, skf_image img[3], uint8_t *cov, float *depth)
 {
     skf_error err;
     skfi_render_portable = portable;
+    skfi_render_band_bytes = band_bytes;
     skf_renderer *r = NULL;
     bool ok = skf_renderer_new(scene, opt, &r, &err) == SKF_OK;
+    skfi_render_band_bytes = 0;
     for (int k = 0; ok && k < 3; ++k)
         ok = skf_image_init(&img[k], skf_renderer_width(r), skf_renderer_height(r), 0, &err) == SKF_OK;
     skf_render_aux aux = {cov, depth};
@@ -48,8 +53,7 @@ static bool draw(const skf_render_scene *scene, const skf_render_options *opt, b
 
 int main(void)
 {
-    if (!skfi_raster_use_avx2())
-        SKF_SKIP("the CPU has no AVX2 (or the build has no AVX2 kernels): one kernel only");
+    const bool avx2 = skfi_raster_use_avx2(); /* else one kernel: only the bands are compared */
     for (size_t i = 0; i < FRAMES * NV * 3; ++i)
         gt_pos[i] = uniform() * 2 - 1 + (i % 3 == 0 ? 0.6 * uniform() : 0);
     for (size_t f = 0; f < FRAMES; ++f)
@@ -98,15 +102,35 @@ int main(void)
         skf_render_options opt = {.width = cases[c].w, .height = cases[c].h, .view = cases[c].view,
                                   .supersample = cases[c].S, .threads = cases[c].threads};
         size_t px = (size_t)cases[c].w * (size_t)cases[c].h;
-        uint8_t *cov[2] = {skf_malloc_array(px, 1), skf_malloc_array(px, 1)};
-        float *depth[2] = {skf_malloc_array(px, sizeof(float)), skf_malloc_array(px, sizeof(float))};
-        skf_image img[2][3];
+        /* 0: the default kernel and bands; 1: the portable kernel (AVX2 CPUs);
+         * 2: one pixel row a band; 3: one band a panel (the bytes of a sample
+         * do not depend on the band that holds it) */
+        enum { DRAWS = 4 };
+        uint8_t *cov[DRAWS];
+        float *depth[DRAWS];
+        skf_image img[DRAWS][3];
         memset(img, 0, sizeof img);
-        bool ok = cov[0] && cov[1] && depth[0] && depth[1] &&
-                  draw(&scene, &opt, false, img[0], cov[0], depth[0]) &&
-                  draw(&scene, &opt, true, img[1], cov[1], depth[1]);
+        bool ok = true;
+        for (int k = 0; k < DRAWS; ++k) {
+            cov[k] = skf_malloc_array(px, 1);
+            depth[k] = skf_malloc_array(px, sizeof(float));
+            ok = ok && cov[k] && depth[k];
+        }
+        ok = ok && draw(&scene, &opt, false, 0, img[0], cov[0], depth[0]) &&
+             draw(&scene, &opt, avx2, 0, img[1], cov[1], depth[1]) &&
+             draw(&scene, &opt, false, 1, img[2], cov[2], depth[2]) &&
+             draw(&scene, &opt, false, (size_t)1 << 40, img[3], cov[3], depth[3]);
         CHECK_MSG(ok, "case %zu: drawn", c);
-        if (ok) {
+        for (int k = 2; ok && k < DRAWS; ++k) {
+            size_t bytes = (size_t)img[0][0].height * img[0][0].stride;
+            for (int f = 0; f < 3; ++f)
+                CHECK_MSG(!memcmp(img[0][f].pixels, img[k][f].pixels, bytes),
+                          "case %zu, image %d: %s differs from the default bands", c, f,
+                          k == 2 ? "one pixel row a band" : "one band a panel");
+            CHECK_MSG(!memcmp(cov[0], cov[k], px) && !memcmp(depth[0], depth[k], px * sizeof(float)),
+                      "case %zu: coverage and depth of draw %d", c, k);
+        }
+        if (ok && avx2) {
             size_t bytes = (size_t)img[0][0].height * img[0][0].stride, covered = 0;
             for (int f = 0; f < 3; ++f) {
                 size_t differ = 0;
@@ -125,7 +149,7 @@ int main(void)
             /* the scene covers a good part of the image (the comparison means something) */
             CHECK_MSG(covered > px / 10, "case %zu: %zu of %zu pixels covered", c, covered, px);
         }
-        for (int k = 0; k < 2; ++k) {
+        for (int k = 0; k < DRAWS; ++k) {
             for (int f = 0; f < 3; ++f)
                 skf_image_release(&img[k][f]);
             skf_free(cov[k]);
