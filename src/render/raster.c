@@ -140,12 +140,12 @@ bool skfi_raster_use_avx2(void)
 }
 
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, int row0, int row1)
+                            const float *yext, size_t triangle_count, int row0, int row1)
 {
     memset(r->layer + skfi_raster_row(r, row0), 0, (size_t)(row1 - row0) * (size_t)r->w);
 #ifdef SKF_RASTER_AVX2
     if (skfi_raster_use_avx2()) {
-        skfi_raster_silhouette_avx2(r, v, tri, triangle_count, row0, row1);
+        skfi_raster_silhouette_avx2(r, v, tri, yext, triangle_count, row0, row1);
         return;
     }
 #endif
@@ -176,11 +176,11 @@ void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const u
  * depth is interpolated alike, and the depth test runs per sample in column
  * order. */
 void skfi_raster_depth(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                       size_t triangle_count, int row0, int row1)
+                       const float *yext, size_t triangle_count, int row0, int row1)
 {
 #ifdef SKF_RASTER_AVX2
     if (skfi_raster_use_avx2()) {
-        skfi_raster_depth_avx2(r, v, tri, triangle_count, row0, row1);
+        skfi_raster_depth_avx2(r, v, tri, yext, triangle_count, row0, row1);
         return;
     }
 #endif
@@ -219,6 +219,20 @@ void skfi_raster_depth(skfi_raster *r, const skfi_screen_vertex *v, const uint32
                     depth[sx] = z, owner[sx] = id;
             }
         }
+    }
+}
+
+void skfi_raster_y_extents(const skfi_screen_vertex *v, const uint32_t *tri, size_t triangle_count,
+                           float *yext)
+{
+    for (size_t t = 0; t < triangle_count; ++t) {
+        float ya = v[tri[3 * t]].y, yb = v[tri[3 * t + 1]].y, yc = v[tri[3 * t + 2]].y;
+        /* the least and greatest of the three floats, exact (a NaN, which the
+         * positions' check rules out, also makes the scan's area test reject
+         * the triangle, so whatever is stored for it skips the same) */
+        float lo = ya < yb ? ya : yb, hi = ya > yb ? ya : yb;
+        yext[2 * t] = yc < lo ? yc : lo;
+        yext[2 * t + 1] = yc > hi ? yc : hi;
     }
 }
 

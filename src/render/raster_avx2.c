@@ -48,7 +48,7 @@ static inline __m128i lane_mask(int m)
     __m256d px = _mm256_add_pd(_mm256_set1_pd((double)sx), LANE_OFFSETS)
 
 void skfi_raster_silhouette_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                                 size_t triangle_count, int row0, int row1)
+                                 const float *yext, size_t triangle_count, int row0, int row1)
 {
     const __m256d ONE = _mm256_set1_pd(1.0), ZERO = _mm256_setzero_pd(), STEP = _mm256_set1_pd(4.0);
     for (size_t t = 0; t < triangle_count; ++t) {
@@ -78,7 +78,7 @@ void skfi_raster_silhouette_avx2(skfi_raster *r, const skfi_screen_vertex *v, co
 }
 
 void skfi_raster_depth_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, int row0, int row1)
+                            const float *yext, size_t triangle_count, int row0, int row1)
 {
     const __m256d ONE = _mm256_set1_pd(1.0), ZERO = _mm256_setzero_pd(), STEP = _mm256_set1_pd(4.0);
     for (size_t t = 0; t < triangle_count; ++t) {

@@ -11,6 +11,20 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* fmin and fmax inline (a libm call each otherwise, as the C rules for NaN
+ * keep the compiler from using a min instruction): a NaN operand gives the
+ * other one, as there; a tie of signed zeros may give either zero, which
+ * none of the uses below tells apart (they take ceil/floor to int, or a
+ * maximum of absolute values). */
+static inline double scan_min(double a, double b)
+{
+    return a < b ? a : b == b ? b : a;
+}
+static inline double scan_max(double a, double b)
+{
+    return a > b ? a : b == b ? b : a;
+}
+
 static inline double edge(double ax, double ay, double bx, double by, double px, double py)
 {
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
@@ -43,28 +57,18 @@ static inline bool tri_scan_setup(const skfi_raster *R, const skfi_screen_vertex
                                   const skfi_screen_vertex *B, const skfi_screen_vertex *C, int band0,
                                   int band1, tri_scan *t)
 {
-    /* A triangle wholly above or below the band is rejected before any
-     * other work (a band is a few rows of a panel, and a panel is drawn in
-     * many): maxy − 0.5 < band0 gives floor(maxy − 0.5) < band0 and miny −
-     * 0.5 > band1 − 1 gives ceil(miny − 0.5) > band1 − 1, so y0 > y1 below:
-     * only triangles the full test rejects are rejected here. */
-    {
-        double lo = fmin(A->y, fmin(B->y, C->y)), hi = fmax(A->y, fmax(B->y, C->y));
-        if (hi - 0.5 < band0 || lo - 0.5 > band1 - 1.0)
-            return false;
-    }
     double area = edge(A->x, A->y, B->x, B->y, C->x, C->y);
     if (!(fabs(area) > 1e-12))
         return false;
-    double minx = fmin(A->x, fmin(B->x, C->x)), maxx = fmax(A->x, fmax(B->x, C->x));
-    double miny = fmin(A->y, fmin(B->y, C->y)), maxy = fmax(A->y, fmax(B->y, C->y));
-    t->x0 = (int)fmax(0.0, ceil(minx - 0.5)), t->x1 = (int)fmin(R->w - 1.0, floor(maxx - 0.5));
-    t->y0 = (int)fmax(band0, ceil(miny - 0.5)), t->y1 = (int)fmin(band1 - 1.0, floor(maxy - 0.5));
+    double minx = scan_min(A->x, scan_min(B->x, C->x)), maxx = scan_max(A->x, scan_max(B->x, C->x));
+    double miny = scan_min(A->y, scan_min(B->y, C->y)), maxy = scan_max(A->y, scan_max(B->y, C->y));
+    t->x0 = (int)scan_max(0.0, ceil(minx - 0.5)), t->x1 = (int)scan_min(R->w - 1.0, floor(maxx - 0.5));
+    t->y0 = (int)scan_max(band0, ceil(miny - 0.5)), t->y1 = (int)scan_min(band1 - 1.0, floor(maxy - 0.5));
     if (t->x0 > t->x1 || t->y0 > t->y1)
         return false;
     t->inv = 1.0 / area, t->sgn = area > 0 ? 1.0 : -1.0;
-    double M = 1.0 + fmax(fmax(fabs(minx), fabs(maxx)), fmax(fabs(miny), fabs(maxy)));
-    M = fmax(M, 1.0 + fmax(R->w, R->h));
+    double M = 1.0 + scan_max(scan_max(fabs(minx), fabs(maxx)), scan_max(fabs(miny), fabs(maxy)));
+    M = scan_max(M, 1.0 + scan_max(R->w, R->h));
     const skfi_screen_vertex *P[3] = {B, C, A}, *Q[3] = {C, A, B};
     t->n_upper = t->n_lower = 0;
     for (int e = 0; e < 3; ++e) {
@@ -115,11 +119,14 @@ static inline void tri_scan_row(const tri_scan *t, double row_y, int *lo, int *h
     double b2 = 1.0 - b0 - b1;                                                              \
     bool inside = !(b0 < 0 || b1 < 0 || b2 < 0)
 
-/* Triangle t of a scan over sample rows [row0, row1) (in scope: v, tri, r,
- * row0, row1): its screen vertices a, b, cc, the scan ts (`continue` when
- * the triangle is degenerate or misses the rows), the coordinates as doubles
+/* Triangle t of a scan over sample rows [row0, row1) (in scope: v, tri,
+ * yext, r, row0, row1): its screen vertices a, b, cc, the scan ts
+ * (`continue` when the triangle misses the rows by its y extent, is
+ * degenerate or misses them by the scan's set-up), the coordinates as doubles
  * and the constants d0, d1, inv of INSIDE_SCALAR. */
 #define TRI_SCAN_BEGIN(t)                                                                    \
+    if (skfi_tri_misses_rows(yext, (t), row0, row1))                                        \
+        continue;                                                                           \
     const skfi_screen_vertex a = v[tri[3 * (t)]], b = v[tri[3 * (t) + 1]], cc = v[tri[3 * (t) + 2]]; \
     tri_scan ts;                                                                            \
     if (!tri_scan_setup(r, &a, &b, &cc, row0, row1, &ts))                                   \

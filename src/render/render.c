@@ -31,7 +31,7 @@ typedef struct thread_scratch {
  * are kept to about this many bytes, so that the depth pass and the resolve
  * of a band run in a core's cache and a frame touches no panel-sized
  * buffer (a 3-panel 1280-pixel page at 4×4 holds 1.8 M samples a panel). */
-#define BAND_BYTES (256 * 1024)
+#define BAND_BYTES (512 * 1024)
 
 size_t skfi_render_band_bytes;
 
@@ -54,7 +54,9 @@ struct skf_renderer {
     thread_scratch *scratch;
     skfi_screen_vertex **verts;   /* per panel: screen vertices of the frame being drawn */
     skfi_tri_shade **shade;       /* per panel: per triangle, what the resolve shades with */
+    float **yext;                 /* per panel: per triangle, its y extent (skfi_raster_y_extents) */
     skfi_screen_vertex *gt_verts; /* the ground truth's (when a panel shows its silhouette) */
+    float *gt_yext;               /* and its triangles' y extents */
     bool silhouettes;             /* some panel shows the silhouette */
 };
 
@@ -309,7 +311,12 @@ void skf_renderer_free(skf_renderer *r)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
             skf_free(r->shade[k]);
     skf_free(r->shade);
+    if (r->yext)
+        for (size_t k = 0; k < r->scene.panel_count; ++k)
+            skf_free(r->yext[k]);
+    skf_free(r->yext);
     skf_free(r->gt_verts);
+    skf_free(r->gt_yext);
     if (r->weld)
         for (size_t k = 0; k < r->scene.panel_count; ++k)
             skf_free(r->weld[k]);
@@ -422,9 +429,10 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
     r->scratch = skf_calloc((size_t)r->threads, sizeof *r->scratch);
     r->verts = skf_calloc(P, sizeof *r->verts);
     r->shade = skf_calloc(P, sizeof *r->shade);
+    r->yext = skf_calloc(P, sizeof *r->yext);
     skf_status st = SKF_OK;
     if (!r->panels || !r->panel_x || !r->weld || !r->weld_count || !r->scratch || !r->verts ||
-        !r->shade) {
+        !r->shade || !r->yext) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
         goto fail;
     }
@@ -440,7 +448,8 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
         r->weld[k] = skf_malloc_array(s->vertex_count ? s->vertex_count : 1, sizeof(uint32_t));
         r->verts[k] = skf_malloc_array(s->vertex_count ? s->vertex_count : 1, sizeof *r->verts[k]);
         r->shade[k] = skf_malloc_array(s->triangle_count ? s->triangle_count : 1, sizeof *r->shade[k]);
-        if (!r->weld[k] || !r->verts[k] || !r->shade[k]) {
+        r->yext[k] = skf_malloc_array(s->triangle_count ? s->triangle_count : 1, 2 * sizeof(float));
+        if (!r->weld[k] || !r->verts[k] || !r->shade[k] || !r->yext[k]) {
             st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory");
             goto fail;
         }
@@ -494,10 +503,12 @@ skf_status skf_renderer_new(const skf_render_scene *scene, const skf_render_opti
              raster_alloc(&s->raster, pw * S, ph * S, band_rows_max, false) &&
              (!r->silhouettes || raster_alloc(&s->sil, pw * S, ph * S, band_rows_max, true));
     }
-    if (ok && r->silhouettes)
-        ok = (r->gt_verts = skf_malloc_array(scene->ground_truth->vertex_count ? scene->ground_truth->vertex_count
-                                                                                : 1,
-                                             sizeof *r->gt_verts)) != NULL;
+    if (ok && r->silhouettes) {
+        const skf_render_surface *g = scene->ground_truth;
+        r->gt_verts = skf_malloc_array(g->vertex_count ? g->vertex_count : 1, sizeof *r->gt_verts);
+        r->gt_yext = skf_malloc_array(g->triangle_count ? g->triangle_count : 1, 2 * sizeof(float));
+        ok = r->gt_verts && r->gt_yext;
+    }
     if (!ok) {
         st = skf_fail(err, SKF_ERR_NOMEM, "render: out of memory for %d x %d samples", pw * S, ph * S);
         goto fail;
@@ -575,6 +586,7 @@ static void setup_panel(const skf_renderer *r, size_t k, size_t frame, thread_sc
             v[i].err_pct = (float)(100.0 * p->errors[frame * sf->vertex_count + i] / p->diagonal);
     }
     skfi_raster_shade_setup(v, sf->triangles, sf->triangle_count, r->shade[k]);
+    skfi_raster_y_extents(v, sf->triangles, sf->triangle_count, r->yext[k]);
 }
 
 /* Pixel rows [*p0, *p1) of band b of the panel. */
@@ -597,13 +609,14 @@ static void draw_band(skf_renderer *r, int b, thread_scratch *s, skf_image *img,
     s->raster.y0 = s->sil.y0 = row0;
     if (r->silhouettes) {
         const skf_render_surface *g = r->scene.ground_truth;
-        skfi_raster_silhouette(&s->sil, r->gt_verts, g->triangles, g->triangle_count, row0, row1);
+        skfi_raster_silhouette(&s->sil, r->gt_verts, g->triangles, r->gt_yext, g->triangle_count, row0,
+                               row1);
     }
     for (size_t k = 0; k < r->scene.panel_count; ++k) {
         const skf_render_panel *p = &r->panels[k];
         skfi_raster_clear_depth(&s->raster, row0, row1);
-        skfi_raster_depth(&s->raster, r->verts[k], p->surface.triangles, p->surface.triangle_count,
-                          row0, row1);
+        skfi_raster_depth(&s->raster, r->verts[k], p->surface.triangles, r->yext[k],
+                          p->surface.triangle_count, row0, row1);
         skfi_raster_resolve(&s->raster, p->silhouette ? &s->sil : NULL, r->shade[k], SKF_RENDER_NEUTRAL,
                             r->S, p0, p1, s->rowbuf, s->colsum, img, r->panel_x[k], r->panel_y,
                             aux ? aux->coverage : NULL, aux ? aux->depth : NULL, r->width);
@@ -627,8 +640,10 @@ skf_status skf_render_frame(skf_renderer *r, size_t frame, skf_image *img,
             aux->depth[i] = INFINITY;
     int P = (int)r->scene.panel_count, B = r->bands;
     const skf_render_surface *g = r->scene.ground_truth;
-    if (r->silhouettes)
+    if (r->silhouettes) {
         to_screen(r, g->positions + frame * 3 * g->vertex_count, g->vertex_count, r->gt_verts);
+        skfi_raster_y_extents(r->gt_verts, g->triangles, g->triangle_count, r->gt_yext);
+    }
 #pragma omp parallel num_threads(r->threads)
     {
         thread_scratch *s = &r->scratch[omp_get_thread_num()];

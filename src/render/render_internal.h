@@ -98,15 +98,33 @@ typedef struct skfi_tri_shade {
     int unit_shade;                 /* every vertex shade in [0, 1]: no clamp needed */
 } skfi_tri_shade;
 
+/* yext[2t], yext[2t + 1] = the least and the greatest y of triangle t's
+ * screen vertices, t < triangle_count: what the scans read first to skip a
+ * triangle that lies wholly above or below the rows they draw (a frame is
+ * drawn in many bands of a few rows). */
+void skfi_raster_y_extents(const skfi_screen_vertex *v, const uint32_t *tri, size_t triangle_count,
+                           float *yext);
+/* Whether triangle t lies wholly outside sample rows [row0, row1) by its y
+ * extent: max y − 0.5 < row0 gives floor(max y − 0.5) < row0, and min y −
+ * 0.5 > row1 − 1 gives ceil(min y − 0.5) > row1 − 1, so the scan's own rows
+ * (raster_scan.h, tri_scan_setup) would be empty: only triangles the scan
+ * itself skips are skipped (in double, as there). */
+static inline bool skfi_tri_misses_rows(const float *yext, size_t t, int row0, int row1)
+{
+    return (double)yext[2 * t + 1] - 0.5 < row0 || (double)yext[2 * t] - 0.5 > row1 - 1.0;
+}
+
 /* Depth rows [row0, row1) to +inf (no surface). */
 void skfi_raster_clear_depth(skfi_raster *r, int row0, int row1);
-/* Layer rows [row0, row1) to 0, then 1 inside any triangle (no depth test). */
+/* Layer rows [row0, row1) to 0, then 1 inside any triangle (no depth test);
+ * yext: skfi_raster_y_extents of the triangles. */
 void skfi_raster_silhouette(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, int row0, int row1);
+                            const float *yext, size_t triangle_count, int row0, int row1);
 /* The depth pass: per sample inside a triangle, in triangle order, depth and
- * tri are set where the interpolated depth is below the stored one. */
+ * tri are set where the interpolated depth is below the stored one; yext:
+ * skfi_raster_y_extents of the triangles. */
 void skfi_raster_depth(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                       size_t triangle_count, int row0, int row1);
+                       const float *yext, size_t triangle_count, int row0, int row1);
 /* out[t] for every triangle t (the resolve's shading data). */
 void skfi_raster_shade_setup(const skfi_screen_vertex *v, const uint32_t *tri,
                              size_t triangle_count, skfi_tri_shade *out);
@@ -139,9 +157,9 @@ void skfi_compose_row(const skfi_raster *r, const skfi_raster *sil, const skfi_t
  * when the CPU has AVX2): the same IEEE operations in the same order per
  * sample, so the same bytes, with four samples per instruction. */
 void skfi_raster_depth_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                            size_t triangle_count, int row0, int row1);
+                            const float *yext, size_t triangle_count, int row0, int row1);
 void skfi_raster_silhouette_avx2(skfi_raster *r, const skfi_screen_vertex *v, const uint32_t *tri,
-                                 size_t triangle_count, int row0, int row1);
+                                 const float *yext, size_t triangle_count, int row0, int row1);
 void skfi_compose_row_avx2(const skfi_raster *r, const skfi_raster *sil, const skfi_tri_shade *shade,
                            const skfi_palette *pal, int y, uint8_t *R, uint8_t *G, uint8_t *B);
 void skfi_raster_clear_depth_avx2(skfi_raster *r, int row0, int row1);
