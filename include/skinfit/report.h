@@ -49,6 +49,15 @@ typedef struct skf_heatmap skf_heatmap;
  * its source_mesh and source_surface). Errors: no vertex output
  * (SKF_ERR_ARGUMENT), SKF_ERR_NOMEM. */
 skf_status skf_heatmap_new(const skf_transfer_clip *clip, skf_heatmap **out, skf_error *err);
+/* The same scene, but referring to clip's arrays instead of copying them
+ * wherever a panel draws them as they are: the ground truth's surface and
+ * triangles, and, for each run added with skf_heatmap_add_run, its
+ * triangles, its surface unless an alignment maps it, and its errors when
+ * every vertex is measured in order. clip (and every clip whose runs are
+ * added) must outlive the scene and stay unchanged. For a report that
+ * draws a clip it holds (skf_report_transfer_html): no copy of F × N
+ * arrays. */
+skf_status skf_heatmap_new_borrowed(const skf_transfer_clip *clip, skf_heatmap **out, skf_error *err);
 void skf_heatmap_free(skf_heatmap *h);
 
 /* Add run `run` of clip as a panel: its solved surface (a target run's mapped

@@ -14,9 +14,12 @@
 typedef struct rig_panel {
     char *label;
     size_t n, tri_count;
-    uint32_t *triangles;   /* the rig's welded triangles */
-    double *positions;     /* [F*n*3] rig surface in the source's world */
-    double *errors;        /* [F*n] ‖s − u‖, rig units (0 where not measured) */
+    const uint32_t *triangles; /* the rig's welded triangles */
+    const double *positions;   /* [F*n*3] rig surface in the source's world */
+    const double *errors;      /* [F*n] ‖s − u‖, rig units (0 where not measured) */
+    uint32_t *own_triangles;   /* the copies the three point to, or NULL where they */
+    double *own_positions;     /* borrow the clip's arrays (skf_heatmap_new_borrowed) */
+    double *own_errors;
     uint8_t *measured;     /* [n] or NULL: every vertex measured */
     double diagonal;
     skf_transfer_metrics metrics; /* figures and per-frame arrays (owned), no per-vertex arrays */
@@ -28,9 +31,10 @@ struct skf_heatmap {
     char *name;
     size_t F;
     double fps;
+    bool borrow;           /* skf_heatmap_new_borrowed: point at the clips' arrays */
     skf_render_surface gt;
     uint32_t *gt_triangles;
-    double *gt_positions;  /* [F*Ns*3] source world */
+    double *gt_positions;  /* [F*Ns*3] source world (NULL when borrowed: gt points at the clip's) */
     rig_panel *rigs;
     size_t rig_count;
     skf_render_panel *panels;
@@ -45,9 +49,9 @@ static const char *doc_name(const skf_gltf *d)
 static void rig_panel_release(rig_panel *p)
 {
     skf_free(p->label);
-    skf_free(p->triangles);
-    skf_free(p->positions);
-    skf_free(p->errors);
+    skf_free(p->own_triangles);
+    skf_free(p->own_positions);
+    skf_free(p->own_errors);
     skf_free(p->measured);
     skf_free(p->metrics.frame_quality);
     skf_free(p->metrics.frame_mean_pct);
@@ -79,7 +83,7 @@ static void *dup_array(const void *src, size_t count, size_t size)
     return p;
 }
 
-skf_status skf_heatmap_new(const skf_transfer_clip *clip, skf_heatmap **out, skf_error *err)
+static skf_status heatmap_new(const skf_transfer_clip *clip, bool borrow, skf_heatmap **out, skf_error *err)
 {
     *out = NULL;
     const char *cn = clip->name ? clip->name : "clip";
@@ -92,19 +96,33 @@ skf_status skf_heatmap_new(const skf_transfer_clip *clip, skf_heatmap **out, skf
     h->F = clip->frames;
     h->fps = clip->fps;
     h->name = skf_strdup(cn);
-    h->gt_triangles = dup_array(m->triangles, 3 * m->triangle_count, sizeof(uint32_t));
-    h->gt_positions = dup_array(clip->source_surface, h->F * m->vertex_count * 3, sizeof(double));
+    h->borrow = borrow;
+    if (!borrow) {
+        h->gt_triangles = dup_array(m->triangles, 3 * m->triangle_count, sizeof(uint32_t));
+        h->gt_positions = dup_array(clip->source_surface, h->F * m->vertex_count * 3, sizeof(double));
+    }
     h->panels = skf_calloc(1, sizeof *h->panels);
-    if (!h->name || !h->gt_triangles || !h->gt_positions || !h->panels) {
+    if (!h->name || (!borrow && (!h->gt_triangles || !h->gt_positions)) || !h->panels) {
         skf_heatmap_free(h);
         return skf_fail(err, SKF_ERR_NOMEM, "%s: %zu frames x %zu vertices: out of memory", cn, clip->frames,
                         m->vertex_count);
     }
-    h->gt = (skf_render_surface){m->vertex_count, h->gt_positions, m->triangle_count, h->gt_triangles};
+    h->gt = borrow ? (skf_render_surface){m->vertex_count, clip->source_surface, m->triangle_count, m->triangles}
+                   : (skf_render_surface){m->vertex_count, h->gt_positions, m->triangle_count, h->gt_triangles};
     h->panels[0] = (skf_render_panel){"artist (ground truth)", h->gt, NULL, 0, false, NULL};
     h->scene = (skf_render_scene){h->F, &h->gt, 1, h->panels};
     *out = h;
     return SKF_OK;
+}
+
+skf_status skf_heatmap_new(const skf_transfer_clip *clip, skf_heatmap **out, skf_error *err)
+{
+    return heatmap_new(clip, false, out, err);
+}
+
+skf_status skf_heatmap_new_borrowed(const skf_transfer_clip *clip, skf_heatmap **out, skf_error *err)
+{
+    return heatmap_new(clip, true, out, err);
 }
 
 size_t skf_heatmap_frame_count(const skf_heatmap *h) { return h->F; }
@@ -207,16 +225,26 @@ skf_status skf_heatmap_add_run(skf_heatmap *h, const char *label, const skf_tran
     rig_panel g;
     memset(&g, 0, sizeof g);
     skf_status st = SKF_OK;
-    g.label = skf_strdup(label ? label : "rig");
-    g.triangles = dup_array(mesh->triangles, 3 * mesh->triangle_count, sizeof(uint32_t));
-    g.positions = skf_malloc_array(F * n, 3 * sizeof(double));
-    g.errors = skf_calloc(F * n + 1, sizeof(double));
     /* which welded vertex measured vertex c is: itself for the control and
      * when the constraints are every target vertex in order */
     const uint32_t *vertex = target ? clip->constraint_vertex : NULL;
     bool all = C == n;
     for (size_t c = 0; all && vertex && c < C; ++c)
         all = vertex[c] == c;
+    const double *t2s = target && alignment && !alignment->identity ? alignment->target_to_source : NULL;
+    g.label = skf_strdup(label ? label : "rig");
+    if (h->borrow)
+        g.triangles = mesh->triangles;
+    else
+        g.triangles = g.own_triangles = dup_array(mesh->triangles, 3 * mesh->triangle_count, sizeof(uint32_t));
+    if (h->borrow && !t2s)
+        g.positions = m->surface;
+    else
+        g.positions = g.own_positions = skf_malloc_array(F * n, 3 * sizeof(double));
+    if (h->borrow && all)
+        g.errors = m->vertex_errors;
+    else
+        g.errors = g.own_errors = skf_calloc(F * n + 1, sizeof(double));
     if (!all)
         g.measured = skf_calloc(n ? n : 1, 1);
     bool ok = g.label && g.triangles && g.positions && g.errors && (all || g.measured) &&
@@ -230,21 +258,20 @@ skf_status skf_heatmap_add_run(skf_heatmap *h, const char *label, const skf_tran
     g.diagonal = m->diagonal;
     for (size_t c = 0; !all && c < C; ++c)
         g.measured[vertex[c]] = 1;
-    const double *t2s = target && alignment && !alignment->identity ? alignment->target_to_source : NULL;
     for (size_t f = 0; f < F; ++f) {
         const double *e = m->vertex_errors + f * C;
-        double *dst = g.errors + f * n;
-        if (all)
+        double *dst = g.own_errors ? g.own_errors + f * n : NULL;
+        if (dst && all)
             memcpy(dst, e, n * sizeof(double));
-        else
+        else if (dst)
             for (size_t c = 0; c < C; ++c)
                 dst[vertex[c]] = e[c];
         const double *s = m->surface + f * n * 3;
-        double *p = g.positions + f * n * 3;
-        if (t2s)
+        double *p = g.own_positions ? g.own_positions + f * n * 3 : NULL;
+        if (p && t2s)
             for (size_t i = 0; i < n; ++i)
                 skf_mat4_transform_point(p + 3 * i, t2s, s + 3 * i);
-        else
+        else if (p)
             memcpy(p, s, n * 3 * sizeof(double));
     }
     rig_panel *rigs = skf_realloc_array(h->rigs, h->rig_count + 1, sizeof *rigs);

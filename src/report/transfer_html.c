@@ -86,7 +86,7 @@ skf_status skf_report_transfer_html(const char *path, const char *source_path,
 
         /* heat map at the worst frame */
         skf_heatmap *rc = NULL;
-        st = skf_heatmap_new(c, &rc, err);
+        st = skf_heatmap_new_borrowed(c, &rc, err); /* c outlives rc */
         if (!st && c->control.present)
             st = skf_heatmap_add_run(rc, src_label, c, SKF_REPORT_CONTROL, NULL, err);
         if (!st && target_path && c->free.present)

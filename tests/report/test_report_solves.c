@@ -152,6 +152,34 @@ int main(void)
                c->frames, C, mismatched, figures_off);
         CHECK(mismatched == 0);
         CHECK(figures_off == 0);
+
+        /* a borrowed scene (skf_heatmap_new_borrowed, what the page draws) points at
+         * the clip's own arrays and draws the same bytes as the copying one */
+        skf_heatmap *hb = NULL;
+        CHECK(skf_heatmap_new_borrowed(c, &hb, &err) == SKF_OK);
+        CHECK(hb && skf_heatmap_add_run(hb, "free", c, SKF_REPORT_FREE, &info.alignment, &err) == SKF_OK);
+        if (hb && h && skf_heatmap_rig_count(hb) == 1) {
+            size_t n;
+            CHECK(skf_heatmap_rig_errors(hb, 0, 1, &n) == c->free.vertex_errors + C);
+            CHECK(!info.alignment.identity || skf_heatmap_rig_positions(hb, 0, 1) == c->free.surface + 3 * n);
+            CHECK(skf_heatmap_scene(hb)->ground_truth->positions == c->source_surface);
+            skf_image img[2];
+            memset(img, 0, sizeof img);
+            skf_heatmap *hs[2] = {h, hb};
+            for (int k = 0; k < 2; ++k) {
+                skf_renderer *r = NULL;
+                skf_render_options ro = {.width = 480, .height = 160};
+                CHECK_MSG(skf_renderer_new(skf_heatmap_scene(hs[k]), &ro, &r, &err) == SKF_OK, "%s", err.message);
+                CHECK(r && skf_image_init(&img[k], 480, 160, 0, &err) == SKF_OK &&
+                      skf_render_frame(r, skf_heatmap_worst_frame(hs[k]), &img[k], NULL, &err) == SKF_OK);
+                skf_renderer_free(r);
+            }
+            CHECK(img[0].pixels && img[1].pixels &&
+                  !memcmp(img[0].pixels, img[1].pixels, (size_t)img[0].height * img[0].stride));
+            for (int k = 0; k < 2; ++k)
+                skf_image_release(&img[k]);
+        }
+        skf_heatmap_free(hb);
         skf_heatmap_free(h);
         for (int k = 0; k < 2; ++k)
             skf_transfer_clip_release(&clip[k]);
