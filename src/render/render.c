@@ -191,9 +191,17 @@ static void draw_legend(cairo_t *cr, const skf_renderer *r, const char *title)
     }
 }
 
+/* cairo draws into r->base's own pixels (ARGB32 words, the stride of a
+ * W-pixel row is 4·W bytes either way), which are then turned into RGBA
+ * bytes in place: no second image-sized buffer. */
 static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err)
 {
-    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, r->width, r->height);
+    cairo_surface_t *surf = NULL;
+    if (cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, r->width) == (int)r->base.stride)
+        surf = cairo_image_surface_create_for_data(r->base.pixels, CAIRO_FORMAT_ARGB32, r->width, r->height,
+                                                   (int)r->base.stride);
+    else
+        surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, r->width, r->height);
     cairo_t *cr = cairo_create(surf);
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
         skf_status st = skf_fail(err, SKF_ERR_NOMEM, "render: cairo: %s",
@@ -236,11 +244,12 @@ static skf_status draw_static(skf_renderer *r, const char *title, skf_error *err
     const uint8_t *data = cairo_image_surface_get_data(surf);
     int stride = cairo_image_surface_get_stride(surf);
     for (int y = 0; y < r->height; ++y) {
-        const uint32_t *src = (const uint32_t *)(data + (size_t)y * (size_t)stride);
+        const uint8_t *src = data + (size_t)y * (size_t)stride;
         uint8_t *p = r->base.pixels + (size_t)y * r->base.stride;
 #pragma omp simd
         for (int x = 0; x < r->width; ++x) {
-            uint32_t v = src[x]; /* opaque: premultiplication is the identity */
+            uint32_t v; /* opaque: premultiplication is the identity */
+            memcpy(&v, src + 4 * (size_t)x, 4); /* read before the same bytes are written */
             p[4 * x] = (uint8_t)(v >> 16), p[4 * x + 1] = (uint8_t)(v >> 8), p[4 * x + 2] = (uint8_t)v;
             p[4 * x + 3] = 255;
         }
