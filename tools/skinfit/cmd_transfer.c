@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,31 @@ static const char *baked_name(const skf_transfer_clip *clip, const char *typed, 
         return clip->name;
     snprintf(buf, size, "%s%s", clip->name, suffix);
     return buf;
+}
+
+
+/* The HTML page (skf_report_transfer_html) written on a thread of its own
+ * while the command re-reads the target and writes the GLB: the page reads
+ * only the finished clips, the run's info and the two paths (copies), none
+ * of which the GLB writing touches, so the two overlap where a second core
+ * is free. The page's fonts (the warm-up thread) are joined first. */
+typedef struct html_job {
+    const char *path, *source_path, *target_path, *command_line;
+    const skf_transfer_info *info;
+    const skf_transfer_clip *clips;
+    size_t clip_count;
+    cli_text_warm *warm;
+    skf_status status;
+    skf_error err;
+} html_job;
+
+static void *html_job_main(void *arg)
+{
+    html_job *j = arg;
+    cli_text_warm_join(j->warm);
+    j->status = skf_report_transfer_html(j->path, j->source_path, j->target_path, j->info, j->clips,
+                                         j->clip_count, j->command_line, 0, 0, &j->err);
+    return NULL;
 }
 
 int tr_command(int argc, char **argv, bool control_only)
@@ -458,8 +484,6 @@ int tr_command(int argc, char **argv, bool control_only)
         }
         skf_transfer_free(tr);
         tr = NULL;
-        if (!st && tdoc)
-            st = skf_gltf_reparse(tdoc, NULL, &err);
         /* GLB, report and HTML commit together or not at all. */
         skf_staged stage[3] = {{0}};
         if (!st && output)
@@ -468,20 +492,41 @@ int tr_command(int argc, char **argv, bool control_only)
             st = skf_stage_open(&stage[1], report, &err);
         if (!st && html)
             st = skf_stage_open(&stage[2], html, &err);
+        /* the page first, on its own thread (html_job), beside the GLB */
+        html_job job = {0};
+        char *line = NULL, *src_path = NULL, *tgt_path = NULL;
+        pthread_t job_thread;
+        bool job_started = false;
+        if (!st && html) {
+            line = cli_command_line(argc + 1, argv - 1);
+            src_path = skf_strdup(sdoc->path ? sdoc->path : "?");
+            tgt_path = tdoc && tdoc->path ? skf_strdup(tdoc->path) : NULL;
+            if (!line || !src_path || (tdoc && tdoc->path && !tgt_path))
+                st = skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", html);
+            job = (html_job){stage[2].temp_path, src_path, tdoc ? tgt_path : NULL, line, &run.info, results,
+                             done, &warm, SKF_OK, {0}};
+            if (!st)
+                job_started = pthread_create(&job_thread, NULL, html_job_main, &job) == 0;
+            if (!st && !job_started)
+                html_job_main(&job); /* no thread: the page here, before the GLB */
+        }
+        if (!st && tdoc)
+            st = skf_gltf_reparse(tdoc, NULL, &err);
         skf_warnings wwarn = {0};
         if (!st && output)
             st = skf_gltf_write_glb(tdoc, stage[0].temp_path, &wwarn, &err);
         skf_warnings_release(&wwarn);
         if (!st && report)
             st = tr_write_report(stage[1].temp_path, &run, &err);
-        if (!st && html) {
-            cli_text_warm_join(&warm);
-            char *line = cli_command_line(argc + 1, argv - 1);
-            st = line ? skf_report_transfer_html(stage[2].temp_path, sdoc->path, tdoc ? tdoc->path : NULL, &run.info, results,
-                                                 done, line, 0, 0, &err)
-                      : skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", html);
-            skf_free(line);
+        if (job_started)
+            pthread_join(job_thread, NULL);
+        if (!st && html && job.status) {
+            st = job.status;
+            err = job.err;
         }
+        skf_free(line);
+        skf_free(src_path);
+        skf_free(tgt_path);
         if (!st)
             st = skf_stage_commit(stage, 3, &err);
         if (st)
