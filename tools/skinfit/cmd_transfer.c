@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,11 @@ static const char *baked_name(const skf_transfer_clip *clip, const char *typed, 
  * while the command re-reads the target and writes the GLB: the page reads
  * only the finished clips, the run's info and the two paths (copies), none
  * of which the GLB writing touches, so the two overlap where a second core
- * is free. The page's fonts (the warm-up thread) are joined first. */
+ * is free. The page's fonts (the warm-up thread) are joined first. With one
+ * thread asked for (OMP_NUM_THREADS=1) the page is written here, before the
+ * GLB: there is no second core to overlap on, and a thread of its own would
+ * add its malloc arena's first-touch pages (about 500 page faults for the
+ * Horse page) to the CPU time. */
 typedef struct html_job {
     const char *path, *source_path, *target_path, *command_line;
     const skf_transfer_info *info;
@@ -365,7 +370,7 @@ int tr_command(int argc, char **argv, bool control_only)
     }
     opt.no_control = false;
     opt.vertex_output = html != NULL; /* the page's pictures: the runs' own per-vertex errors */
-    if (html) /* the page's fonts start beside the load and solve */
+    if (html && omp_get_max_threads() > 1) /* the page's fonts start beside the load and solve */
         cli_text_warm_start(&warm);
 
     skf_error err = {0};
@@ -505,7 +510,7 @@ int tr_command(int argc, char **argv, bool control_only)
                 st = skf_fail(&err, SKF_ERR_NOMEM, "%s: out of memory", html);
             job = (html_job){stage[2].temp_path, src_path, tdoc ? tgt_path : NULL, line, &run.info, results,
                              done, &warm, SKF_OK, {0}};
-            if (!st)
+            if (!st && omp_get_max_threads() > 1)
                 job_started = pthread_create(&job_thread, NULL, html_job_main, &job) == 0;
             if (!st && !job_started)
                 html_job_main(&job); /* no thread: the page here, before the GLB */
