@@ -8,10 +8,12 @@
  *
  * Space and units: glTF conventions, metres, +Y up, the animal faces +Z, its
  * left side is +X; it stands on y = 0 and is about 2.2 m long, 1.6 m tall.
- * Joint rest TRS equals the bind pose: every joint's rest rotation is the
- * identity and its inverse bind matrix is a pure translation by minus its
- * bind position. The skinned mesh node sits at the scene root with an
- * identity transform.
+ * Joint rest TRS equals the bind pose. Without knee_bend every joint's rest
+ * rotation is the identity and its inverse bind matrix is a pure translation
+ * by minus its bind position; a bent knee (knee_bend) has a rest rotation and
+ * the inverse bind matrices of it and its descendants carry that rotation
+ * (each the inverse of the joint's rest joint_to_world). The skinned mesh node
+ * sits at the scene root with an identity transform.
  */
 #ifndef SKINFIT_CREATURE_H
 #define SKINFIT_CREATURE_H
@@ -37,6 +39,24 @@ typedef struct skf_creature_options {
     int triangulation;       /* 0: every quad split along one diagonal; 1: along the other */
     int horns;               /* skf_creature_horns */
     bool diffuse_head;       /* 60 % of the Head's weight spread onto Neck2 / Neck1 */
+    /* Rest flexion of each leg's knee joint, in the order FrontLowerLeg_L,
+     * FrontLowerLeg_R, HindLowerLeg_L, HindLowerLeg_R: degrees, about the
+     * joint's X axis in the sense the clips flex that knee (front: the lower
+     * leg swings back, −Z; hind: forward, +Z); 0 = straight. Range −60 .. 60.
+     * The rest mesh is the straight animal's mesh skinned (linear blend, its
+     * own weights) at the bent pose, the knee node's rest rotation is the
+     * bend and every inverse bind matrix is the inverse of its joint's bent
+     * rest joint_to_world, so the bent mesh is the bind pose.
+     * "The same keys" on a bent knee: its clip rotation is
+     *   local(t) = bend · key(t)
+     * (the shared key applied in the joint's bent rest frame; the stored
+     * quaternion is that product, the other joints' keys are the shared ones
+     * bit for bit). The clips flex the knees about X only, so bend and key
+     * commute and every bone's world motion relative to its rest
+     * (joint_to_world(t) · joint_to_world(rest)⁻¹, rotation part) equals the
+     * straight animal's: a bent variant playing its clip is the ground truth
+     * of a transfer onto it exactly as the other variants are. */
+    double knee_bend[4];
 } skf_creature_options;
 
 typedef enum skf_creature_horns {
@@ -58,7 +78,8 @@ skf_status skf_creature_build(const skf_creature_options *opt, skf_gltf **out, s
 size_t skf_creature_joint_count(void);
 const char *skf_creature_joint_name(size_t joint);
 int skf_creature_joint_parent(size_t joint);          /* -1 for Root */
-/* Bind (rest) position of the joint in world space, metres. */
+/* Bind (rest) position of the joint in world space, metres, of the default
+ * animal (the skf_creature_pose functions below describe it too). */
 void skf_creature_joint_bind_position(size_t joint, double position[3]);
 
 /* Clips: 0 "Walk" (1.2 s), 1 "Trot" (0.8 s). Both loop: the last key

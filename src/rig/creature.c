@@ -679,6 +679,77 @@ static size_t total_vertices(const tube_def *tubes, double k)
     return n;
 }
 
+/* ---- bent knees (rest rotations) ------------------------------------------ */
+
+static bool is_identity_quat(const double q[4])
+{
+    return q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 1;
+}
+
+/* Rest joint_to_world of every joint: local = T(jp[j] − jp[parent]) R(rest_q[j]),
+ * chained from the root (parents precede their children in joints[]). */
+static void rest_worlds(const double (*jp)[3], const double (*rest_q)[4], double world[JOINT_COUNT][16])
+{
+    static const double one[3] = {1, 1, 1};
+    for (int j = 0; j < JOINT_COUNT; ++j) {
+        int p = joints[j].parent;
+        double t[3], local[16];
+        for (int a = 0; a < 3; ++a)
+            t[a] = jp[j][a] - (p >= 0 ? jp[p][a] : 0);
+        skf_mat4_from_trs(local, t, rest_q[j], one);
+        if (p >= 0)
+            skf_mat4_mul(world[j], world[p], local);
+        else
+            memcpy(world[j], local, sizeof local);
+    }
+}
+
+/* Rest rotations of the knee_bend option: about X, in the sense the clip
+ * flexes each knee (clip_local: front +, hind −). Returns false when every
+ * bend is 0 (no rest rotation anywhere: the unbent document, byte for byte). */
+static bool knee_rest_rotations(const double bend_deg[4], double rest_q[JOINT_COUNT][4])
+{
+    bool any = false;
+    for (int j = 0; j < JOINT_COUNT; ++j)
+        rest_q[j][0] = rest_q[j][1] = rest_q[j][2] = 0, rest_q[j][3] = 1;
+    static const int knee[4] = {J_FLL_L, J_FLL_R, J_HLL_L, J_HLL_R};
+    for (int l = 0; l < 4; ++l)
+        if (bend_deg[l] != 0) {
+            quat_axis(rest_q[knee[l]], 0, (l < 2 ? 1.0 : -1.0) * bend_deg[l] * DEG);
+            any = true;
+        }
+    return any;
+}
+
+/* Skin the straight mesh (bind = the straight joint positions, identity
+ * rotations) at the bent rest pose, in place: p' = Σ_k w_k S_j p with
+ * S_j = rest_joint_to_world_j · T(−jp[j]). */
+static void skin_to_rest(mesh_out *m, const double (*jp)[3], const double (*rest_q)[4], const uint32_t *jnt,
+                         const float *wts)
+{
+    double world[JOINT_COUNT][16], S[JOINT_COUNT][16];
+    rest_worlds(jp, rest_q, world);
+    for (int j = 0; j < JOINT_COUNT; ++j) {
+        double unbind[16];
+        skf_mat4_identity(unbind);
+        for (int a = 0; a < 3; ++a)
+            unbind[12 + a] = -jp[j][a];
+        skf_mat4_mul(S[j], world[j], unbind);
+    }
+    for (size_t v = 0; v < m->nv; ++v) {
+        double out[3] = {0, 0, 0};
+        for (int k = 0; k < 4; ++k) {
+            double w = (double)wts[4 * v + k], q[3];
+            if (w == 0)
+                continue;
+            skf_mat4_transform_point(q, S[jnt[4 * v + k]], m->pos + 3 * v);
+            for (int a = 0; a < 3; ++a)
+                out[a] += w * q[a];
+        }
+        memcpy(m->pos + 3 * v, out, sizeof out);
+    }
+}
+
 /* ---- document ------------------------------------------------------------ */
 
 /* POSITION and NORMAL accessors of a mesh (float), normals area-weighted. */
@@ -724,8 +795,8 @@ done:
 
 /* horns: NULL, or the horn mesh in the Head joint's frame (a mesh node child
  * of the Head joint node, no skin). */
-static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const double (*jp)[3], const uint32_t *jnt,
-                            const float *wts, double kps, const mesh_out *horns, skf_error *err)
+static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const double (*jp)[3], const double (*rest_q)[4],
+                            const uint32_t *jnt, const float *wts, double kps, const mesh_out *horns, skf_error *err)
 {
     size_t nv = m->nv;
     int a_pos, a_nrm, a_jnt, a_wts, a_idx, a_ibm;
@@ -742,14 +813,27 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const double (*jp)
                                         34963, &a_idx, err);
     if (st)
         goto done;
-    /* inverse bind matrices: bind pose has identity rotations, so each is a
-     * translation by minus the joint's bind position (mesh_to_joint). */
+    /* inverse bind matrices (mesh_to_joint): without rest rotations the bind
+     * pose has identity rotations, so each is a translation by minus the
+     * joint's bind position; with bent knees each is the inverse of the
+     * joint's rest joint_to_world. */
     float ibm[16 * JOINT_COUNT];
-    for (int j = 0; j < JOINT_COUNT; ++j) {
-        for (int e = 0; e < 16; ++e)
-            ibm[16 * j + e] = (e % 5 == 0) ? 1.0f : 0.0f;
-        for (int a = 0; a < 3; ++a)
-            ibm[16 * j + 12 + a] = (float)-jp[j][a];
+    if (!rest_q) {
+        for (int j = 0; j < JOINT_COUNT; ++j) {
+            for (int e = 0; e < 16; ++e)
+                ibm[16 * j + e] = (e % 5 == 0) ? 1.0f : 0.0f;
+            for (int a = 0; a < 3; ++a)
+                ibm[16 * j + 12 + a] = (float)-jp[j][a];
+        }
+    } else {
+        double world[JOINT_COUNT][16];
+        rest_worlds(jp, rest_q, world);
+        for (int j = 0; j < JOINT_COUNT; ++j) {
+            double inv[16];
+            skf_mat4_invert_affine(inv, world[j]);
+            for (int e = 0; e < 16; ++e)
+                ibm[16 * j + e] = (float)inv[e];
+        }
     }
     st = skf_gltf_add_float_accessor(doc, ibm, JOINT_COUNT, 16, 0, false, &a_ibm, err);
     if (st)
@@ -766,7 +850,8 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const double (*jp)
         int p = joints[j].parent;
         for (int a = 0; a < 3; ++a)
             t[a] = jp[j][a] - (p >= 0 ? jp[p][a] : 0);
-        st = skf_gltf_add_node(doc, joints[j].name, p >= 0 ? node_of[p] : -1, t, NULL, NULL,
+        bool rotated = rest_q && !is_identity_quat(rest_q[j]);
+        st = skf_gltf_add_node(doc, joints[j].name, p >= 0 ? node_of[p] : -1, t, rotated ? rest_q[j] : NULL, NULL,
                                &node_of[j], err);
     }
     static const char *const attr_names[] = {"POSITION", "NORMAL", "JOINTS_0", "WEIGHTS_0"};
@@ -837,6 +922,10 @@ static skf_status build_doc(skf_gltf *doc, const mesh_out *m, const double (*jp)
             times[k] = (float)(cd->duration * (double)k / (double)intervals);
             double trs[10 * JOINT_COUNT];
             clip_local(cd, (double)kk / (double)intervals, jp, trs);
+            if (rest_q) /* a bent joint plays bend · key (creature.h, knee_bend) */
+                for (int j = 0; j < JOINT_COUNT; ++j)
+                    if (!is_identity_quat(rest_q[j]))
+                        skf_quat_mul(trs + 10 * j + 3, rest_q[j], trs + 10 * j + 3);
             for (int j = 0; j < JOINT_COUNT; ++j)
                 for (int a = 0; a < 4; ++a)
                     vals[(j * keys + k) * 4 + a] = (float)trs[10 * j + 3 + a];
@@ -882,6 +971,16 @@ skf_status skf_creature_build(const skf_creature_options *opt, skf_gltf **out, s
     if (var.triangulation < 0 || var.triangulation > 1 || horns < 0 || horns > SKF_CREATURE_HORNS_SKINNED)
         return skf_fail(err, SKF_ERR_ARGUMENT, "creature: triangulation %d / horns %d out of range (0..1 / 0..2)",
                         var.triangulation, horns);
+    double bend[4] = {0, 0, 0, 0};
+    for (int l = 0; l < 4 && opt; ++l) {
+        bend[l] = opt->knee_bend[l];
+        if (!(bend[l] >= -60 && bend[l] <= 60))
+            return skf_fail(err, SKF_ERR_ARGUMENT, "creature: knee_bend[%d]: %g degrees out of range (-60 .. 60)", l,
+                            bend[l]);
+    }
+    double rest_q[JOINT_COUNT][4];
+    bool bent = knee_rest_rotations(bend, rest_q);
+    const double (*crq)[4] = bent ? (const double (*)[4])rest_q : NULL;
     double jp[JOINT_COUNT][3];
     variant_joints(&var, jp);
     const double (*cjp)[3] = (const double (*)[3])jp;
@@ -952,9 +1051,11 @@ skf_status skf_creature_build(const skf_creature_options *opt, skf_gltf **out, s
         if (diffuse)
             diffuse_head(jnt + 4 * v, wts + 4 * v);
     }
+    if (crq)
+        skin_to_rest(&m, cjp, crq, jnt, wts);
     st = skf_gltf_new_empty("creature", &doc, err);
     if (!st)
-        st = build_doc(doc, &m, cjp, jnt, wts, kps, horns == SKF_CREATURE_HORNS_ATTACHED ? &hm : NULL, err);
+        st = build_doc(doc, &m, cjp, crq, jnt, wts, kps, horns == SKF_CREATURE_HORNS_ATTACHED ? &hm : NULL, err);
 done:
     skf_free(hm.pos);
     skf_free(hm.u);
