@@ -274,6 +274,13 @@ typedef struct skf_transfer_info {
     double landmark_rms, landmark_max;   /* fractions of the source diagonal */
     size_t joint_landmarks;              /* same-named joints measured */
     double joint_median, joint_max;      /* their distances after registration, fractions */
+    /* the carrying frame (docs/transfer.md "Carrying frame"): the trimmed similarity fit of the
+     * registered correspondences, used instead of the alignment's similarity when its trimmed
+     * RMS is at most 0.1 % of the source diagonal (the same body with a part posed otherwise) */
+    bool carry_frame_used;
+    double carry_frame_rms;              /* its trimmed RMS, fraction of the source diagonal */
+    double carry_frame_angle_deg;        /* rotation between it and the alignment's, degrees */
+    double carry_frame_scale_ratio;      /* its scale / the alignment's */
     size_t attachment_count;             /* attached meshes of the target */
     const skf_transfer_attachment *attachments; /* [attachment_count], valid while the session lives */
     size_t source_attachments;           /* attached meshes of the source (played and carried) */

@@ -380,7 +380,8 @@ static skf_status transfer_new(const skf_gltf *source, const skf_gltf *target,
         skf_error_prefix(err, "%s vs %s", doc_name(source), doc_name(target));
         goto fail;
     }
-    if (!skf_mat4_invert(t->source_to_target, t->align.target_to_source)) {
+    if (!skf_mat4_invert(t->source_to_target,
+                         t->registered ? t->carry_frame.target_to_source : t->align.target_to_source)) {
         st = skf_fail(err, SKF_ERR_NUMERIC, "%s vs %s: alignment: singular similarity", doc_name(source),
                       doc_name(target));
         goto fail;

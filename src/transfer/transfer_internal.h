@@ -6,6 +6,20 @@
 #include "skinfit/solve.h"
 #include "skinfit/transfer.h"
 
+/* carry_frame.c (below) */
+#define SKFI_CARRY_FRAME_KEEP 0.75
+#define SKFI_CARRY_FRAME_MAX_STEPS 50
+#define SKFI_CARRY_FRAME_MAX_RMS 1e-3 /* the refit is used up to this trimmed RMS / source diagonal */
+typedef struct skfi_carry_frame {
+    double target_to_source[16]; /* the refit when used, else the start */
+    bool refitted;          /* a fit ran (at least 4 matched vertices) */
+    bool used;              /* ... and its trimmed RMS was within SKFI_CARRY_FRAME_MAX_RMS */
+    int steps;              /* concentration steps run */
+    double trimmed_rms;     /* RMS residual of the kept pairs, scene units */
+    double angle_deg;       /* rotation between the start and the refit */
+    double scale_ratio;     /* refit scale / start scale */
+} skfi_carry_frame;
+
 struct skf_transfer {
     const skf_gltf *source_doc, *target_doc;
     skf_transfer_options opt; /* opt.limits points at limits below */
@@ -52,6 +66,8 @@ struct skf_transfer {
     double joint_median, joint_max;
     size_t joint_landmarks;
     size_t landmark_count;    /* landmarks the registration used */
+    skfi_carry_frame carry_frame; /* the similarity carried with after registration (carry_frame.c);
+                                     align keeps the alignment's as reported */
     /* attached meshes of the target (rig.h "Attached meshes"): descriptors, the
      * attachment of each constraint (UINT32_MAX: the skinned body) and each
      * constraint's importance in the fit (NULL when the target has none) */
@@ -68,6 +84,16 @@ struct skf_transfer {
  * joints), refuses when the residual after registration exceeds
  * max_rest_mismatch, and prepares the deformation transfer. */
 skf_status skfi_transfer_register(skf_transfer *t, skf_error *err);
+/* carry_frame.c: the similarity the other-shape path carries with — least
+ * trimmed squares (concentration steps from start) of target rest vertex →
+ * its registered source point over the matched vertices, area-weighted,
+ * keeping the SKFI_CARRY_FRAME_KEEP fraction of the matched area with the
+ * smallest residuals; used when its trimmed RMS is at most
+ * SKFI_CARRY_FRAME_MAX_RMS × diagonal (the source's), else start is kept.
+ * Fewer than 4 matched vertices: start unchanged (refitted false). */
+skf_status skfi_carry_similarity(const double *target_rest, size_t nt, const uint32_t *triangles,
+                                 size_t triangle_count, const double *source_rest, const skf_registration *reg,
+                                 const double start[16], double diagonal, skfi_carry_frame *out, skf_error *err);
 /* t->corr for the listed constraint vertices that registered as matched. */
 skf_status skfi_transfer_registered_constraints(skf_transfer *t, const uint32_t *cons, size_t ncons, skf_error *err);
 void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *info);

@@ -187,6 +187,12 @@ skf_status skfi_transfer_register(skf_transfer *t, skf_error *err)
         return st;
     }
     joint_distances(t);
+    /* the frame to carry with: the trimmed similarity of the correspondences
+     * (carry_frame.c); the alignment's stays the reported one */
+    st = skfi_carry_similarity(t->tgt_rest_world, T->vertex_count, T->triangles, T->triangle_count, t->src_rest_world,
+                               &t->reg, t->align.target_to_source, t->align.source_diagonal, &t->carry_frame, err);
+    if (st)
+        return st;
     /* the full map (anchors) and the deformation transfer */
     size_t nt = T->vertex_count;
     skf_correspondence *f = &t->full;
@@ -228,7 +234,7 @@ skf_status skfi_transfer_register(skf_transfer *t, skf_error *err)
                               .pivot_bones = pb};
         st = skf_deformation_transfer_new(t->src_rest_world, S->vertex_count, S->triangles, S->triangle_count,
                                           t->tgt_rest_world, nt, T->triangles, T->triangle_count, &t->reg,
-                                          t->align.target_to_source, &dto, &t->dt, err);
+                                          t->carry_frame.target_to_source, &dto, &t->dt, err);
         skf_free(aw);
         skf_free(piv);
         skf_free(pb);
@@ -284,6 +290,10 @@ void skfi_transfer_registration_info(const skf_transfer *t, skf_transfer_info *i
     info->joint_landmarks = t->joint_landmarks;
     info->joint_median = t->joint_median;
     info->joint_max = t->joint_max;
+    info->carry_frame_used = t->carry_frame.used;
+    info->carry_frame_rms = t->carry_frame.trimmed_rms / t->align.source_diagonal;
+    info->carry_frame_angle_deg = t->carry_frame.angle_deg;
+    info->carry_frame_scale_ratio = t->carry_frame.scale_ratio;
     /* bones of the unmatched vertices: summed weight per joint, top 3 */
     const skf_rig *T = t->tgt;
     double *acc = skf_calloc(T->joint_count ? T->joint_count : 1, sizeof(double));
