@@ -48,5 +48,19 @@ for args in "--landmarks good.json" "--landmarks joints" "--carry closest"; do
     echo "FAIL: $args: $(cat se.txt)"; fail=1
   fi
 done
+# a leg bent differently at rest (demo-asset --knee-bend): transfers, registered, from the carrying frame
+if "$bin" demo-asset -o bent.glb --vertices 1800 --knee-bend 40 >/dev/null \
+   && "$bin" transfer --source a.glb --target bent.glb --clip Walk -o out.glb --report r.json > so.txt 2> se.txt \
+   && [ -s out.glb ] && grep -q '^registration: non-rigid' so.txt; then
+  echo "ok: bent knee: $(grep '^registration' so.txt | tr '\n' ' ')"
+else
+  echo "FAIL: bent knee: $(cat se.txt)"; fail=1
+fi
+for bad in 70 "10,20,30,40,50" "x" "10,,20"; do
+  "$bin" demo-asset -o bad.glb --knee-bend "$bad" > so.txt 2> se.txt
+  rc=$?
+  if [ $rc = 2 ] && grep -q -- "--knee-bend needs" se.txt && [ ! -e bad.glb ]; then echo "ok: --knee-bend $bad: exit 2"
+  else echo "FAIL: --knee-bend $bad: exit $rc: $(cat se.txt)"; fail=1; fi
+done
 [ $fail = 0 ] && echo "all ok"
 exit $fail

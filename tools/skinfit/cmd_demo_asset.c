@@ -13,7 +13,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: skinfit demo-asset -o FILE.glb [--vertices N] [--fps F] [--legs F] [--girth F]\n"
             "                          [--neck F] [--triangulation 0|1] [--horns none|attached|skinned]\n"
-            "                          [--diffuse-head]\n\n"
+            "                          [--diffuse-head] [--knee-bend FL[,FR[,HL[,HR]]]]\n\n"
             "Writes the procedural four-legged creature: smooth tubes, a 28-joint skeleton,\n"
             "smooth weights (at most 4 influences) and the looping clips Walk and Trot.\n\n"
             "  -o, --output FILE   output GLB (written atomically)\n"
@@ -27,6 +27,9 @@ static void usage(FILE *out)
             "  --horns KIND        none (default); attached: a mesh node under the Head joint,\n"
             "                      no skin; skinned: part of the skinned mesh, weight 1 on Head\n"
             "  --diffuse-head      spread 60 %% of the Head's weight onto Neck2 and Neck1\n"
+            "  --knee-bend DEGREES rest flexion of the front left, front right, hind left,\n"
+            "                      hind right knee (comma-separated, missing ones 0), each\n"
+            "                      -60 .. 60, in the sense the clips flex that knee\n"
             "  -h, --help          this help\n");
 }
 
@@ -39,6 +42,26 @@ static bool parse_number(const char *s, double *out)
         return false;
     *out = v;
     return true;
+}
+
+/* "a[,b[,c[,d]]]": each a number in -60 .. 60; the missing ones 0. */
+static bool parse_bends(const char *s, double out[4])
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    int n = 0;
+    for (char *tok = buf, *next; tok; tok = next, ++n) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = '\0';
+        double v;
+        if (n >= 4 || !parse_number(tok, &v) || !(v >= -60 && v <= 60))
+            return false;
+        out[n] = v;
+    }
+    return n > 0;
 }
 
 int cmd_demo_asset(int argc, char **argv)
@@ -88,6 +111,9 @@ int cmd_demo_asset(int argc, char **argv)
                 return cli_usage_error(cmd, "--horns needs none, attached or skinned");
         } else if (!strcmp(a, "--diffuse-head")) {
             opt.diffuse_head = true;
+        } else if (!strcmp(a, "--knee-bend")) {
+            if (++i >= argc || !parse_bends(argv[i], opt.knee_bend))
+                return cli_usage_error(cmd, "--knee-bend needs 1 to 4 comma-separated degrees in -60 .. 60");
         } else {
             return cli_usage_error(cmd, "unknown argument '%s'", a);
         }
