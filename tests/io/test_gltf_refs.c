@@ -8,6 +8,7 @@
  * the load allowed it. The files live in a fresh folder under $SKF_BUILD_DIR
  * (or /tmp). */
 #include "check.h"
+#include "refs_files.h"
 #include "skinfit/gltf.h"
 
 #include <jansson.h>
@@ -18,16 +19,6 @@
 
 static char top[512];   /* <tmp>/refs: holds secret.bin, secret.png, d/ */
 static char dir[600];   /* <tmp>/refs/d: the glTF's folder */
-
-static void put_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK_MSG(f != NULL, "cannot create %s", path);
-    if (!f)
-        exit(1);
-    fwrite(data, 1, size, f);
-    fclose(f);
-}
 
 /* Load a one-buffer .gltf whose buffers[0].uri (or images[0].uri) is uri. */
 static skf_status load(const char *uri, bool image, bool allow, skf_gltf **doc, skf_error *e)
@@ -111,21 +102,6 @@ static void test_buffers(void)
     skf_gltf_free(doc);
     CHECK_MSG(load("out.bin", false, true, &doc, &e) == SKF_OK, "%s", e.message);
     skf_gltf_free(doc);
-}
-
-static bool file_has(const char *path, const char *needle)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    size_t m = strlen(needle);
-    for (size_t i = 0; i + m <= n; ++i)
-        if (!memcmp(buf + i, needle, m))
-            return true;
-    return false;
 }
 
 static void test_images(void)

@@ -12,6 +12,7 @@
  * The loops run until both a success and a swap-caused failure were seen
  * (so the race was really exercised), bounded by a count, not a clock. */
 #include "check.h"
+#include "refs_files.h"
 #include "skinfit/gltf.h"
 
 #include <pthread.h>
@@ -25,16 +26,6 @@ static char top[512];   /* <tmp>/refs_race: holds secret.bin, secret.png, d/ */
 static char dir[600];   /* <tmp>/refs_race/d: the glTF's folder */
 static atomic_int stop_flag;
 static atomic_long swaps;
-
-static void put_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK_MSG(f != NULL, "cannot create %s", path);
-    if (!f)
-        exit(1);
-    fwrite(data, 1, size, f);
-    fclose(f);
-}
 
 /* name alternates between a hard link of keep (the inside file) and a
  * symlink to outside, each put in place by rename(2), which is atomic. */
@@ -67,21 +58,6 @@ static void write_doc(const char *json)
     char path[700];
     snprintf(path, sizeof path, "%s/doc.gltf", dir);
     put_file(path, json, strlen(json));
-}
-
-static bool file_has(const char *path, const char *needle)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    size_t m = strlen(needle);
-    for (size_t i = 0; i + m <= n; ++i)
-        if (!memcmp(buf + i, needle, m))
-            return true;
-    return false;
 }
 
 static void race_buffers(void)
