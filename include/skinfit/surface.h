@@ -92,6 +92,15 @@ typedef struct skf_alignment {
     const char *method;          /* "identity", "axes", "pca" (static string) */
 } skf_alignment;
 
+/* Weighted least-squares similarity (Umeyama, "Least-squares estimation of
+ * transformation parameters between two point patterns", PAMI 1991): the
+ * s, R (proper rotation), t minimising Σ_k w_k ‖s R x_k + t − y_k‖² over the n
+ * pairs x, y (n × 3 doubles each, any one space each), written as the column-
+ * major 4×4 matrix x-space → y-space into m. w: n non-negative weights, or
+ * NULL for all 1. False (m untouched) when the weights sum to 0 or the
+ * weighted x points have no spread. */
+bool skf_similarity_fit(const double *x, const double *y, const double *w, size_t n, double m[16]);
+
 /* Align the target rest surface onto the source rest surface: first test the
  * identity; otherwise match area-weighted centroids and uniform scale, try the
  * 24 signed axis permutations with determinant +1 and the 4 proper PCA frames,

@@ -54,31 +54,38 @@ static void similarity_matrix(double m[16], double s, const double r[9], const d
     m[14] = t[2];
 }
 
-/* Umeyama: best s, R, t with y ≈ s R x + t over n pairs. Returns false when
- * the x points are degenerate (zero variance). */
-static bool umeyama(const double *x, const double *y, size_t n, double m[16])
+/* Umeyama (see surface.h): with w NULL every weight is 1.0, and since
+ * multiplying by 1.0 and summing n ones are exact, the unweighted fit is
+ * the same arithmetic as before weights existed. */
+bool skf_similarity_fit(const double *x, const double *y, const double *w, size_t n, double m[16])
 {
-    double mx[3] = {0, 0, 0}, my[3] = {0, 0, 0};
-    for (size_t k = 0; k < n; ++k)
-        for (int a = 0; a < 3; ++a) {
-            mx[a] += x[3 * k + a];
-            my[a] += y[3 * k + a];
-        }
-    for (int a = 0; a < 3; ++a) {
-        mx[a] /= (double)n;
-        my[a] /= (double)n;
-    }
-    double cov[9] = {0}, var = 0; /* cov column-major: cov[col*3+row] = Σ (y_row)(x_col) */
+    double mx[3] = {0, 0, 0}, my[3] = {0, 0, 0}, sw = 0;
     for (size_t k = 0; k < n; ++k) {
+        double wk = w ? w[k] : 1.0;
+        sw += wk;
+        for (int a = 0; a < 3; ++a) {
+            mx[a] += wk * x[3 * k + a];
+            my[a] += wk * y[3 * k + a];
+        }
+    }
+    if (!(sw > 0))
+        return false;
+    for (int a = 0; a < 3; ++a) {
+        mx[a] /= sw;
+        my[a] /= sw;
+    }
+    double cov[9] = {0}, var = 0; /* cov column-major: cov[col*3+row] = Σ w (y_row)(x_col) */
+    for (size_t k = 0; k < n; ++k) {
+        double wk = w ? w[k] : 1.0;
         double dx[3], dy[3];
         for (int a = 0; a < 3; ++a) {
             dx[a] = x[3 * k + a] - mx[a];
             dy[a] = y[3 * k + a] - my[a];
         }
-        var += skf_dot3(dx, dx);
+        var += wk * skf_dot3(dx, dx);
         for (int col = 0; col < 3; ++col)
             for (int row = 0; row < 3; ++row)
-                cov[col * 3 + row] += dy[row] * dx[col];
+                cov[col * 3 + row] += wk * dy[row] * dx[col];
     }
     if (!(var > 0))
         return false;
@@ -321,7 +328,7 @@ skf_status skf_align_surfaces(const double *source_positions, size_t source_vert
     double prev = DBL_MAX, cur = pairs(&c, A, c.nts, true, &np);
     for (int it = 0; it < icp_iter; ++it) {
         double m[16];
-        if (!umeyama(c.x, c.y, np, m))
+        if (!skf_similarity_fit(c.x, c.y, NULL, np, m))
             break;
         double r = pairs(&c, m, c.nts, true, &np);
         if (!(r < cur)) { /* no gain: keep A, restore its pairs */

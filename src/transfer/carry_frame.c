@@ -2,11 +2,10 @@
  * the target's rest surface and the source's, fitted to the registered
  * correspondences.
  *
- * References: Horn, "Closed-form solution of absolute orientation using
- * unit quaternions" (J. Opt. Soc. Am. A 4(4), 1987) — the weighted rotation
- * (skf_horn_rotation), with the scale and translation of Umeyama, "Least-
- * squares estimation of transformation parameters between two point
- * patterns" (PAMI 1991); Rousseeuw & Van Driessen, "Computing LTS regression
+ * References: Umeyama, "Least-squares estimation of transformation
+ * parameters between two point patterns" (PAMI 1991) — the weighted
+ * similarity of each step, the alignment's own (skf_similarity_fit,
+ * src/surface/align.c); Rousseeuw & Van Driessen, "Computing LTS regression
  * for large data sets" (Data Mining and Knowledge Discovery 12, 2006) — least
  * trimmed squares by concentration steps ("C-steps"): fit the kept pairs,
  * keep the pairs with the smallest residuals under that fit, refit; no step
@@ -35,7 +34,7 @@
  * RMS 0.02 %, the refit 0.009° from the true frame (the alignment 2.9°).
  */
 #include "skinfit/math.h"
-#include "skinfit/solve.h"
+#include "skinfit/surface.h"
 
 #include "transfer_internal.h"
 
@@ -56,53 +55,6 @@ static int cmp_res(const void *a, const void *b)
     return x->v < y->v ? -1 : x->v > y->v;
 }
 
-/* Weighted similarity q ≈ s R p + t over the kept pairs (Horn's rotation,
- * Umeyama's scale). False when the kept points have no spread. */
-static bool fit(const double *p, const double *q, const double *w, const bool *kept, size_t n, double m[16])
-{
-    double sw = 0, mp[3] = {0, 0, 0}, mq[3] = {0, 0, 0};
-    for (size_t v = 0; v < n; ++v)
-        if (kept[v]) {
-            sw += w[v];
-            for (int a = 0; a < 3; ++a)
-                mp[a] += w[v] * p[3 * v + a], mq[a] += w[v] * q[3 * v + a];
-        }
-    if (!(sw > 0))
-        return false;
-    for (int a = 0; a < 3; ++a)
-        mp[a] /= sw, mq[a] /= sw;
-    double H[9] = {0}, var = 0; /* H[c*3+r] = Σ w dq_r dp_c: R maximising Σ w dq·R dp */
-    for (size_t v = 0; v < n; ++v)
-        if (kept[v]) {
-            double dp[3], dq[3];
-            for (int a = 0; a < 3; ++a)
-                dp[a] = p[3 * v + a] - mp[a], dq[a] = q[3 * v + a] - mq[a];
-            var += w[v] * skf_dot3(dp, dp);
-            for (int c = 0; c < 3; ++c)
-                for (int r = 0; r < 3; ++r)
-                    H[c * 3 + r] += w[v] * dq[r] * dp[c];
-        }
-    if (!(var > 0))
-        return false;
-    double R[9];
-    skf_horn_rotation(H, R);
-    double tr = 0; /* ⟨R, H⟩ = Σ w dq·R dp */
-    for (int k = 0; k < 9; ++k)
-        tr += R[k] * H[k];
-    double s = tr / var;
-    skf_mat4_identity(m);
-    for (int c = 0; c < 3; ++c)
-        for (int r = 0; r < 3; ++r)
-            m[c * 4 + r] = s * R[c * 3 + r];
-    for (int r = 0; r < 3; ++r) {
-        double rp = 0;
-        for (int c = 0; c < 3; ++c)
-            rp += m[c * 4 + r] * mp[c];
-        m[12 + r] = mq[r] - rp;
-    }
-    return true;
-}
-
 skf_status skfi_carry_similarity(const double *target_rest, size_t nt, const uint32_t *triangles,
                                  size_t triangle_count, const double *source_rest, const skf_registration *reg,
                                  const double start[16], double diagonal, skfi_carry_frame *out, skf_error *err)
@@ -114,8 +66,9 @@ skf_status skfi_carry_similarity(const double *target_rest, size_t nt, const uin
     bool *kept = skf_malloc_array(nt + 1, sizeof(bool));
     bool *prev = skf_malloc_array(nt + 1, sizeof(bool));
     pair_res *res = skf_malloc_array(nt + 1, sizeof(pair_res));
+    double *wk = skf_calloc(nt + 1, sizeof(double)); /* w on the kept pairs, 0 elsewhere */
     skf_status st = SKF_OK;
-    if (!q || !w || !kept || !prev || !res) {
+    if (!q || !w || !kept || !prev || !res || !wk) {
         st = skf_fail(err, SKF_ERR_NOMEM, "carrying frame: %zu vertices: out of memory", nt);
         goto done;
     }
@@ -173,7 +126,9 @@ skf_status skfi_carry_similarity(const double *target_rest, size_t nt, const uin
         if (it > 0 && !memcmp(prev, kept, nt * sizeof(bool)))
             break;
         double mn[16];
-        if (!fit(target_rest, q, w, kept, nt, mn))
+        for (size_t v = 0; v < nt; ++v)
+            wk[v] = kept[v] ? w[v] : 0;
+        if (!skf_similarity_fit(target_rest, q, wk, nt, mn))
             break;
         memcpy(m, mn, sizeof m);
     }
@@ -196,5 +151,6 @@ done:
     skf_free(kept);
     skf_free(prev);
     skf_free(res);
+    skf_free(wk);
     return st;
 }
