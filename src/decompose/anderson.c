@@ -19,6 +19,7 @@
  * Cholesky factorisation fails the plain step is returned.
  */
 #include "decompose_internal.h"
+#include "skinfit/math.h"
 
 #include <math.h>
 #include <string.h>
@@ -106,34 +107,12 @@ bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, doub
         return false;
     for (size_t i = 0; i < q; ++i)
         Mq[i * q + i] += 1e-10 * dmax;
-    /* Cholesky in place (lower), then the two triangular solves */
-    for (size_t i = 0; i < q; ++i) {
-        for (size_t k = 0; k <= i; ++k) {
-            double s = Mq[i * q + k];
-            for (size_t l = 0; l < k; ++l)
-                s -= Mq[i * q + l] * Mq[k * q + l];
-            if (i == k) {
-                if (!(s > 0))
-                    return false;
-                Mq[i * q + i] = sqrt(s);
-            } else {
-                Mq[i * q + k] = s / Mq[k * q + k];
-            }
-        }
-    }
+    /* Mq is symmetric, so its row-major fill is also the column-major one */
     double gam[SKFI_ANDERSON_MAX_M];
-    for (size_t i = 0; i < q; ++i) {
-        double s = r[i];
-        for (size_t l = 0; l < i; ++l)
-            s -= Mq[i * q + l] * gam[l];
-        gam[i] = s / Mq[i * q + i];
-    }
-    for (size_t i = q; i-- > 0;) {
-        double s = gam[i];
-        for (size_t l = i + 1; l < q; ++l)
-            s -= Mq[l * q + i] * gam[l];
-        gam[i] = s / Mq[i * q + i];
-    }
+    memcpy(gam, r, q * sizeof *gam);
+    if (skf_cholesky_factor(q, Mq) != 0)
+        return false;
+    skf_cholesky_solve(q, Mq, gam);
     for (size_t i = 0; i < q; ++i)
         if (!isfinite(gam[i]))
             return false;
