@@ -87,10 +87,12 @@ static int run_creature(size_t verts, size_t frames, size_t bones, int threads, 
     }
     double cpu = cpu_seconds() - c0;
     printf("creature %zu v x %zu f x %zu bones, %d thread(s)%s: CPU %.2f s (wall %.2f, init %.2f, "
-           "weight steps %.2f), %zu iterations (%s; %zu mixed, %zu rejected), RMS %.3g = %.4f %% of the diagonal; peak "
+           "frame basis %.2f: rank %zu of %zu; weight steps %.2f), %zu iterations (%s; %zu mixed, %zu rejected), RMS %.3g = %.4f %% of the diagonal; peak "
            "memory %.0f MiB (%.0f before), decoded input %.0f MiB  %s\n",
            cs->vertex_count, cs->frame_count, bones, threads, anderson > 0 ? ", --anderson 5" : "",
-           cpu, d->seconds_total, d->seconds_init, d->seconds_weights, d->iterations,
+           cpu, d->seconds_total, d->seconds_init, d->seconds_basis,
+           d->frame_reduced ? d->frame_rank : 3 * d->frame_count, 3 * d->frame_count,
+           d->seconds_weights, d->iterations,
            d->hit_cap ? "CAP" : "converged", d->accel_steps, d->accel_rejected, d->metrics.rms,
            100 * d->metrics.rms / d->metrics.diagonal, peak_mib(), mem0, input_mib, note);
     rc = 0;
@@ -155,11 +157,14 @@ int main(int argc, char **argv)
             }
             rows[i] = (row){cpu_seconds() - c0, d->metrics.rms, d->metrics.erms, d->iterations,
                             !d->hit_cap};
-            printf("Bone_Anim %2zu bones, 1 thread: CPU %.3f s (init %.3f, weight steps %.3f wall), "
-                   "%zu iterations (%s), RMS %.5f; vs Dem Bones: CPU ratio theirs/ours %.2f (target "
+            printf("Bone_Anim %2zu bones, 1 thread: CPU %.3f s (init %.3f, frame basis %.3f: rank %zu "
+                   "of %zu, discarded %.2g; weight steps %.3f wall), "
+                   "%zu iterations (%s), RMS %.7f; vs Dem Bones: CPU ratio theirs/ours %.2f (target "
                    ">= 10, i.e. <= %.3f s), RMS %.2f of its default run, %.2f of its transAffine=0 "
                    "run (target <= 1)\n",
-                   db_bones[i], rows[i].cpu, d->seconds_init, d->seconds_weights, d->iterations,
+                   db_bones[i], rows[i].cpu, d->seconds_init, d->seconds_basis,
+                   d->frame_reduced ? d->frame_rank : 3 * d->frame_count, 3 * d->frame_count,
+                   d->frame_discarded, d->seconds_weights, d->iterations,
                    d->hit_cap ? "CAP" : "converged", d->metrics.rms, db_cpu[i] / rows[i].cpu,
                    db_cpu[i] / 10, d->metrics.rms / db_rms[i], d->metrics.rms / db_bar[i]);
             skf_decomposition_free(d);

@@ -49,6 +49,10 @@ typedef enum skf_decompose_init {
 #define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 200
 #define SKF_DECOMPOSE_DEFAULT_TOLERANCE 1e-3
 #define SKF_DECOMPOSE_DEFAULT_PATIENCE 5
+/* Relative tolerance of the reduced frame space (rank_tolerance below):
+ * 1e-14 of the centred trajectories' energy, i.e. a discarded part of
+ * relative norm 1e-7 — the size of float32 input rounding. */
+#define SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE 1e-14
 
 /* Zeroed options = defaults. */
 typedef struct skf_decompose_options {
@@ -68,6 +72,15 @@ typedef struct skf_decompose_options {
                                  by the energy; docs/decompose.md): ≤ 0 → off, the plain
                                  alternation (the default: no consistent gain measured,
                                  docs/bench.md) */
+    double rank_tolerance;    /* the alternation's products run in a reduced frame space: the
+                                 centred trajectories (N × 3F) projected on their leading
+                                 r-dimensional row space (randomized range finder, Halko et al.
+                                 2011; docs/decompose.md "Reduced frame space"), r the smallest
+                                 with discarded energy ≤ rank_tolerance · Σ_j ‖u_j − μ‖²
+                                 (dimensionless, relative); skipped when r would not be below
+                                 ~0.6·3F. 0 → SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE; < 0 → off
+                                 (every product over the 3F frame columns). The metrics, the
+                                 polish and the skeleton always read the full frames. */
     double meanshift_bandwidth; /* rotation-sequence distance (RMS over frames of
                                    ‖R_a − R_b‖_F); 0 → 0.3 */
     bool skeleton;            /* after the flat decomposition, build a bone tree and joints
@@ -121,6 +134,10 @@ typedef struct skf_decomposition {
     size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
                                  the run went back to the best iterate and a plain step) */
     size_t init_bones;        /* bones the initialisation found (mean shift) */
+    bool frame_reduced;       /* the alternation ran in a reduced frame space (rank_tolerance) */
+    size_t frame_rank;        /* its rank r (0 when not reduced) */
+    double frame_discarded;   /* its discarded energy relative to Σ_j ‖u_j − μ‖² */
+    double seconds_basis;     /* wall time finding it (0 when off) */
     skf_decompose_metrics metrics;     /* without shapes (of the skeletal result with a
                                           skeleton) */
     skf_decompose_metrics metrics_flat; /* the flat decomposition's (equal to metrics when

@@ -11,6 +11,29 @@ typedef struct skfi_decompose_arena {
     size_t n;
 } skfi_decompose_arena;
 
+/* The trajectories in a reduced frame space (frame_basis.c, Halko,
+ * Martinsson & Tropp 2011): u_j ≈ coords_j · rows, i.e. vertex j's 3F
+ * positions over all frames (frame-major, as one row) as D = r + 1
+ * coordinates times D rows: rows = [Vᵀ; μᵀ] with V (3F × r) orthonormal and
+ * μ the mean trajectory, coords = [(u_j − μ) V, 1]. What is left out,
+ * Σ_j ‖(u_j − μ)(I − V Vᵀ)‖², is `discarded` (≤ tol · energy, energy =
+ * Σ_j ‖u_j − μ‖²). coords NULL (D = 0): no reduction (skipped or off). */
+typedef struct skfi_frame_basis {
+    size_t r, D, F3; /* kept rank, D = r + 1, 3F */
+    size_t sketch;   /* columns of the randomized sketch that found it */
+    double *coords;  /* [N*D] row-major */
+    double *rows;    /* [D*3F] row-major */
+    double energy, discarded; /* scene units² summed over vertices and frames */
+} skfi_frame_basis;
+
+/* Builds the basis of c's trajectories with relative tolerance tol on the
+ * discarded energy (tol < 0: none; the basis stays empty, also when it
+ * would not pay: r not below ~0.6·3F). The same bits at any thread count. */
+struct skfi_decompose_ctx;
+skf_status skfi_frame_basis_build(const struct skfi_decompose_ctx *c, double tol, skfi_frame_basis *fb,
+                                  skf_error *err);
+void skfi_frame_basis_free(skfi_frame_basis *fb);
+
 typedef struct skfi_decompose_ctx {
     size_t N, F;
     const double *frames; /* [F*3N] */
@@ -33,6 +56,9 @@ typedef struct skfi_decompose_ctx {
      * thread CPU seconds summed over threads, [2] per region the busiest
      * thread's CPU seconds, summed. */
     double *loop_seconds;
+    /* The trajectories in a reduced frame space for the weight pass (its
+     * products and moments read coords instead of frames), or NULL. */
+    const skfi_frame_basis *basis;
 } skfi_decompose_ctx;
 
 /* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same

@@ -166,6 +166,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     c.diag = skf_bbox_diagonal(N, rest);
     skfi_decompose_arena arena = {NULL, 0};
     c.arena = &arena;
+    skfi_frame_basis fbasis;
+    memset(&fbasis, 0, sizeof fbasis);
     skf_status st = SKF_OK;
     c.adj_off = adj_off;
     c.adj = adj;
@@ -255,6 +257,21 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     if (init == SKF_DECOMPOSE_INIT_SPLIT)
         d->init_bones = B;
     d->seconds_init = omp_get_wtime() - t0;
+    {
+        /* The alternation's products in a reduced frame space, exact to
+         * its discarded energy (frame_basis.c; docs/decompose.md). */
+        double tb = omp_get_wtime();
+        double rtol = opt.rank_tolerance != 0 ? opt.rank_tolerance : SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE;
+        if ((st = skfi_frame_basis_build(&c, rtol, &fbasis, err)))
+            goto done;
+        if (fbasis.coords) {
+            c.basis = &fbasis;
+            d->frame_reduced = true;
+            d->frame_rank = fbasis.r;
+            d->frame_discarded = fbasis.energy > 0 ? fbasis.discarded / fbasis.energy : 0;
+        }
+        d->seconds_basis = omp_get_wtime() - tb;
+    }
     d->weight_bone = skf_malloc_array(N * K, sizeof *d->weight_bone);
     d->weight = skf_malloc_array(N * K, sizeof *d->weight);
     d->joint_rest = skf_malloc_array(3 * B, sizeof *d->joint_rest);
@@ -407,6 +424,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         }
         converged = converged || best_E <= floor_E;
     }
+    c.basis = NULL; /* the polish, metrics and skeleton read the full frames */
+    skfi_frame_basis_free(&fbasis);
     d->hit_cap = !converged;
     if (d->hit_cap)
         skf_warn_as(opt.warnings, SKF_KIND_ITERATION_CAP, "skf_decompose_options.max_iterations",
@@ -489,6 +508,7 @@ done:
     skf_free(moments);
     skf_free(sq);
     skf_free(arena.mem);
+    skfi_frame_basis_free(&fbasis);
     skf_free(adj_off);
     skf_free(adj);
     skf_free(rep_of);

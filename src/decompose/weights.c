@@ -98,6 +98,16 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     const double o[3] = {moments ? centre[0] : 0, moments ? centre[1] : 0, moments ? centre[2] : 0};
     size_t NS = (N + SB - 1) / SB;
     size_t NP = NS < NPART ? NS : NPART;
+    /* The columns the products read: the 3F frame columns of the centred
+     * trajectories, or with a reduced frame space (frame_basis.c) the D
+     * coordinates of each vertex, u_j − o = coords_j · rows_o (rows_o: the
+     * basis rows with o taken off the mean row). Then H = coords · (rows_o ·
+     * Tall) and the moments (Amᵀ coords) · rows_o: the same products on the
+     * data projected on the basis, exact to its discarded energy
+     * (docs/decompose.md "Reduced frame space"). */
+    const skfi_frame_basis *fb = c->basis && c->basis->coords ? c->basis : NULL;
+    size_t D = fb ? fb->D : F3;
+    size_t accn = fb ? 4 * D : F * 12; /* a bone's moment sums in a partition */
     /* Frame-major stacked transforms, the 3F×4B matrix Tall[(3f + r)*4B + 4i + p]
      * = row r, column p of T_fi, so that h_ij = Σ_f T_fiᵀ u_fj is row j of the
      * product (trajectories, N×3F) × Tall; with centred trajectories
@@ -107,8 +117,9 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * when there is one: allocating them per call cost page faults on every
      * alternation (a fifth of a 20-bone Bone_Anim run in the kernel). */
     size_t nt = (size_t)omp_get_max_threads();
-    size_t per_thread = F3 * SB + F3 * B4 + (moments ? B4 * F3 : 0);
-    size_t need = F3 * B4 + (moments ? NP * B * F * 12 : 0) + nt * per_thread;
+    size_t per_thread = (fb ? 0 : F3 * SB) + D * B4 + (moments ? B4 * D : 0);
+    size_t extra = fb ? D * B4 + D * F3 : 0; /* P = rows_o · Tall, rows_o */
+    size_t need = F3 * B4 + extra + (moments ? NP * B * accn : 0) + nt * per_thread;
     skfi_decompose_arena local = {NULL, 0}, *ar = c->arena ? c->arena : &local;
     if (ar->n < need) {
         skf_free(ar->mem);
@@ -125,7 +136,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     bool ok0 = Tall && G4 && G && kv && (!warm || !c->adj_off || (old_wb && old_w)) &&
                (!moments || acc);
     for (size_t p = 0; ok0 && acc && p < NP; ++p) {
-        acc[p].C = Tall + F3 * B4 + p * B * F * 12;
+        acc[p].C = Tall + F3 * B4 + extra + p * B * accn;
         acc[p].used = skf_calloc(B, sizeof *acc[p].used);
         ok0 = acc[p].used != NULL;
     }
@@ -156,6 +167,14 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     for (size_t e = 0; e < F3; ++e)
         for (size_t q = 0; q < B4; ++q)
             kv[q] += Tall[e * B4 + q] * o[e % 3];
+    double *P = fb ? Tall + F3 * B4 : NULL, *rows_o = fb ? P + D * B4 : NULL;
+    if (fb) {
+        memcpy(rows_o, fb->rows, D * F3 * sizeof *rows_o);
+        for (size_t e = 0; e < F3; ++e)
+            rows_o[(D - 1) * F3 + e] -= o[e % 3];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)B4, (int)F3, 1.0, rows_o,
+                    (int)F3, Tall, (int)B4, 0.0, P, (int)B4);
+    }
     /* the parallel regions' wall time, thread CPU summed, busiest thread */
     double loop_wall = 0, loop_cpu_sum = 0, loop_cpu_max = 0, rsum = 0, rmax = 0;
     /* G_ik = Σ_f T_fiᵀ T_fk (4×4 per bone pair) = blocks of Tallᵀ Tall; the
@@ -201,10 +220,10 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         double t0 = thread_cpu();
         double *cb = skf_malloc_array(B, sizeof *cb);
         double *eb = skf_malloc_array(B, sizeof *eb);
-        double *mine = Tall + F3 * B4 + (moments ? NP * B * F * 12 : 0) +
+        double *mine = Tall + F3 * B4 + extra + (moments ? NP * B * accn : 0) +
                        (size_t)omp_get_thread_num() * per_thread;
-        double *ublk = mine, *Tg = mine + F3 * SB;
-        double *R = moments ? Tg + F3 * B4 : NULL;
+        double *ublk = fb ? NULL : mine, *Tg = mine + (fb ? 0 : F3 * SB);
+        double *R = moments ? Tg + D * B4 : NULL;
         double *H = skf_malloc_array(SB * B4, sizeof *H);
         double *Am = moments ? skf_malloc_array(SB * B4, sizeof *Am) : NULL;
         size_t *list = skf_malloc_array(B, sizeof *list);
@@ -231,7 +250,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
              * the SB×3F matrix ublk (frame by frame: SB·3 contiguous numbers
              * per frame in the input) */
             size_t s0 = sbk * SB, ns = N - s0 < SB ? N - s0 : SB;
-            for (size_t f = 0; f < F; ++f) {
+            const double *ub = fb ? fb->coords + s0 * D : ublk; /* ns × D */
+            for (size_t f = 0; f < F && !fb; ++f) {
                 const double *src = c->frames + (f * N + s0) * 3;
                 for (size_t v = 0; v < ns; ++v)
                     for (int r = 0; r < 3; ++r)
@@ -246,11 +266,12 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             for (size_t l = 0; l < nl; ++l)
                 pos[list[l]] = l;
             size_t n4 = 4 * nl;
-            for (size_t e = 0; e < F3; ++e)
+            const double *Tsrc = fb ? P : Tall; /* D × 4B */
+            for (size_t e = 0; e < D; ++e)
                 for (size_t l = 0; l < nl; ++l)
-                    memcpy(Tg + e * n4 + 4 * l, Tall + e * B4 + 4 * list[l], 4 * sizeof *Tg);
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ns, (int)n4, (int)F3, 1.0,
-                        ublk, (int)F3, Tg, (int)n4, 0.0, H, (int)n4);
+                    memcpy(Tg + e * n4 + 4 * l, Tsrc + e * B4 + 4 * list[l], 4 * sizeof *Tg);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ns, (int)n4, (int)D, 1.0,
+                        ub, (int)D, Tg, (int)n4, 0.0, H, (int)n4);
           size_t no = 0;
           for (size_t vv = 0; vv < ns; ++vv) {
             size_t j = s0 + vv;
@@ -414,14 +435,20 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                             a[q] = wk * vt[q];
                     }
                 }
-                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m4, (int)F3, (int)ns, 1.0,
-                            Am, (int)m4, ublk, (int)F3, 0.0, R, (int)F3);
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m4, (int)D, (int)ns, 1.0,
+                            Am, (int)m4, ub, (int)D, 0.0, R, (int)D);
                 for (size_t l = 0; l < nb; ++l) {
                     size_t b = list[l];
-                    double *Cb = pa->C + b * F * 12;
+                    double *Cb = pa->C + b * accn;
                     if (!pa->used[b]) {
                         pa->used[b] = 1;
-                        memset(Cb, 0, F * 12 * sizeof *Cb);
+                        memset(Cb, 0, accn * sizeof *Cb);
+                    }
+                    if (fb) {
+                        /* in the basis: expanded to frames once per call */
+                        for (size_t e = 0; e < 4 * D; ++e)
+                            Cb[e] += R[4 * l * D + e];
+                        continue;
                     }
                     for (int a = 0; a < 4; ++a) {
                         const double *Ra = R + (4 * l + (size_t)a) * F3;
@@ -456,9 +483,33 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
 #pragma omp parallel
         {
             double t0 = thread_cpu();
+            /* with a basis: a bone's sums in it (4 × D), then in frames
+             * (4 × 3F) = sums · rows_o */
+            double *rb = fb ? skf_malloc_array(4 * D + 4 * F3, sizeof *rb) : NULL;
+            if (fb && !rb) {
+#pragma omp atomic write
+                failed = 1;
+            }
 #pragma omp for schedule(static) nowait
             for (long long bl = 0; bl < (long long)B; ++bl) {
                 size_t b = (size_t)bl;
+                if (fb) {
+                    if (!rb)
+                        continue;
+                    double *cf = rb + 4 * D;
+                    memset(rb, 0, 4 * D * sizeof *rb);
+                    for (size_t p = 0; p < NP; ++p)
+                        if (acc[p].used[b])
+                            for (size_t e = 0; e < 4 * D; ++e)
+                                rb[e] += acc[p].C[b * accn + e];
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 4, (int)F3, (int)D, 1.0, rb,
+                                (int)D, rows_o, (int)F3, 0.0, cf, (int)F3);
+                    for (size_t f = 0; f < F; ++f)
+                        for (size_t a = 0; a < 4; ++a)
+                            for (size_t r = 0; r < 3; ++r)
+                                moments[(f * B + b) * 12 + a * 3 + r] = cf[a * F3 + 3 * f + r];
+                    continue;
+                }
                 for (size_t f = 0; f < F; ++f)
                     memset(moments + (f * B + b) * 12, 0, 12 * sizeof *moments);
                 for (size_t p = 0; p < NP; ++p)
@@ -468,6 +519,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                 moments[(f * B + b) * 12 + (size_t)e] +=
                                     acc[p].C[(b * F + f) * 12 + (size_t)e];
             }
+            skf_free(rb);
             region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - lw;

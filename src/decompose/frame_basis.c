@@ -1,0 +1,340 @@
+/* A reduced frame space for the trajectories: the alternation's products in
+ * r columns instead of 3F.
+ *
+ * N. Halko, P.-G. Martinsson and J. A. Tropp, "Finding structure with
+ * randomness: probabilistic algorithms for constructing approximate matrix
+ * decompositions", SIAM Review 53(2), 2011: the adaptive randomized range
+ * finder (section 4.4, Algorithm 4.2, here in blocks of BS Gaussian test
+ * vectors) followed by the SVD of the small projected matrix (section 5.1,
+ * Algorithm 5.1), with an exact a posteriori measure of what is discarded.
+ *
+ * U is the N × 3F matrix of centred trajectories, row j = (u_j − μ) with
+ * u_j = vertex j's positions over all frames (3F numbers, frame-major) and μ
+ * the mean trajectory. Sketch Y = U Ω (Ω: 3F × BS Gaussian, fixed seed),
+ * orthonormalise it against the basis so far (classical Gram–Schmidt, twice)
+ * and by QR, Q ← [Q, Q_new]; Z = Uᵀ Q (3F × k). Q Qᵀ U is the orthogonal
+ * projection of U on range(Q), so what it misses is exactly
+ *     ‖U − Q Qᵀ U‖² = ‖U‖² − ‖Z‖²_F,
+ * computed, not estimated. Grow until that is ≤ tol · ‖U‖², then truncate the
+ * SVD Z = V Σ Wᵀ to the smallest r with ‖U‖² − Σ_{l≤r} σ_l² ≤ tol · ‖U‖²:
+ *     Û = Q W_r Σ_r V_rᵀ,   coords = Q W_r Σ_r (N × r),   rows = V_rᵀ (r × 3F),
+ * again an orthogonal projection (Û = P_Q U P_V), so ‖U − Û‖² is the figure
+ * above. Every product of the alternation with the trajectories then runs in
+ * r columns (weights.c; docs/decompose.md "Reduced frame space"). When the
+ * tolerance is not met by k ≤ SKIP_FRACTION · 3F columns the reduction is
+ * skipped (it would not pay). Deterministic: a fixed seed, single-threaded
+ * BLAS inside fixed vertex blocks, partition sums in a fixed order — the same
+ * bits at any thread count.
+ */
+#include "decompose_internal.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#define BS 16              /* Gaussian test vectors per growth step */
+#define VB 256             /* vertices per block of a pass over the trajectories */
+#define NPART 16           /* fixed partitions of the blocks for Z's sums */
+#define SKIP_FRACTION 0.6  /* no reduction unless k ≤ this fraction of 3F */
+#define SAFETY 0.25        /* the sampled estimate must be below this share of the tolerance */
+
+/* splitmix64 (a fixed sequence) and Box–Muller: the test matrix Ω. */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void gaussian(uint64_t *s, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i += 2) {
+        double u1 = ((double)(next_u64(s) >> 11) + 0.5) * 0x1p-53;
+        double u2 = (double)(next_u64(s) >> 11) * 0x1p-53;
+        double rad = sqrt(-2 * log(u1)), ang = 6.283185307179586 * u2;
+        out[i] = rad * cos(ang);
+        if (i + 1 < n)
+            out[i + 1] = rad * sin(ang);
+    }
+}
+
+/* Rows s0 .. s0+ns-1 of U (centred trajectories) into out [ns × 3F]. */
+static void gather(const skfi_decompose_ctx *c, const double *mu, size_t s0, size_t ns, double *out)
+{
+    size_t N = c->N, F3 = 3 * c->F;
+    for (size_t f = 0; f < c->F; ++f) {
+        const double *src = c->frames + (f * N + s0) * 3;
+        for (size_t v = 0; v < ns; ++v)
+            for (size_t r = 0; r < 3; ++r)
+                out[v * F3 + 3 * f + r] = src[3 * v + r] - mu[3 * f + r];
+    }
+}
+
+void skfi_frame_basis_free(skfi_frame_basis *fb)
+{
+    skf_free(fb->coords);
+    skf_free(fb->rows);
+    memset(fb, 0, sizeof *fb);
+}
+
+skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_frame_basis *fb,
+                                  skf_error *err)
+{
+    memset(fb, 0, sizeof *fb);
+    size_t N = c->N, F3 = 3 * c->F;
+    size_t kmax = (size_t)(SKIP_FRACTION * (double)F3);
+    if (kmax > N)
+        kmax = N; /* range(Q) ⊂ R^N: k = N misses nothing */
+    if (!(tol >= 0) || kmax == 0)
+        return SKF_OK;
+    size_t NBk = (N + VB - 1) / VB, NP = NBk < NPART ? NBk : NPART;
+    size_t nq = (kmax + BS - 1) / BS; /* blocks of Q at most */
+    double *mu = skf_calloc(F3, sizeof *mu);
+    double *A = NULL; /* [N*k] column-major */
+    double *qn = skf_malloc_array(N * BS, sizeof *qn);
+    double *Z = skf_malloc_array(F3 * (nq * BS), sizeof *Z); /* column-major 3F × k */
+    double *om = skf_malloc_array(F3 * BS, sizeof *om);
+    double *zp = skf_malloc_array(NP * F3 * BS, sizeof *zp);
+    double *tau = skf_malloc_array(nq * BS, sizeof *tau);
+    double *eng = skf_calloc(NP, sizeof *eng);
+    double *s = NULL, *Uz = NULL, *Wt = NULL, *S = NULL;
+    skf_status st = SKF_OK;
+    int failed = 0;
+    if (!mu || !qn || !Z || !om || !zp || !tau || !eng) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+        goto done;
+    }
+    /* μ, then ‖U‖² by fixed partitions */
+    for (size_t f = 0; f < c->F; ++f) {
+        const double *u = c->frames + f * N * 3;
+        for (size_t j = 0; j < N; ++j)
+            for (size_t r = 0; r < 3; ++r)
+                mu[3 * f + r] += u[3 * j + r];
+    }
+    for (size_t e = 0; e < F3; ++e)
+        mu[e] /= (double)N;
+#pragma omp parallel
+    {
+        double *ub = skf_malloc_array(VB * F3, sizeof *ub);
+        if (!ub) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long long p = 0; p < (long long)NP; ++p) {
+            if (!ub)
+                continue;
+            double q = 0;
+            for (size_t b = (size_t)p * NBk / NP; b < ((size_t)p + 1) * NBk / NP; ++b) {
+                size_t s0 = b * VB, ns = N - s0 < VB ? N - s0 : VB;
+                gather(c, mu, s0, ns, ub);
+                for (size_t e = 0; e < ns * F3; ++e)
+                    q += ub[e] * ub[e];
+            }
+            eng[p] = q;
+        }
+        skf_free(ub);
+    }
+    if (failed) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+        goto done;
+    }
+    double E0 = 0;
+    for (size_t p = 0; p < NP; ++p)
+        E0 += eng[p];
+    fb->energy = E0;
+    uint64_t seed = 0x5d1b2c3a4e6f7081ULL;
+    size_t k = 0;
+    double est = 0; /* the sampled energy that range(Q) misses */
+    bool met = E0 <= 0;
+    while (!met) {
+        if (k == N) { /* Q spans every vertex: nothing is missed */
+            est = 0;
+            met = true;
+            break;
+        }
+        size_t bs = N - k < BS ? N - k : BS;
+        /* A (N × k, column-major): the Householder QR of the sketch so far */
+        double *An = skf_realloc_array(A, N * (k + bs), sizeof *A);
+        if (!An) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+            goto done;
+        }
+        A = An;
+        double *Y = A + k * N; /* the new columns */
+        gaussian(&seed, F3 * bs, om);
+        /* Y = U Ω, block by block (independent rows: any thread order) */
+#pragma omp parallel
+        {
+            double *ub = skf_malloc_array(VB * F3, sizeof *ub);
+            if (!ub) {
+#pragma omp atomic write
+                failed = 1;
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (long long b = 0; b < (long long)NBk; ++b) {
+                if (!ub)
+                    continue;
+                size_t s0 = (size_t)b * VB, ns = N - s0 < VB ? N - s0 : VB;
+                gather(c, mu, s0, ns, ub);
+                /* column-major N × bs = row-major bs × N: Yᵀ = Ωᵀ Uᵀ */
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bs, (int)ns, (int)F3, 1.0, om,
+                            (int)bs, ub, (int)F3, 0.0, Y + s0, (int)N);
+            }
+            skf_free(ub);
+        }
+        if (failed) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+            goto done;
+        }
+        /* Extend the QR by the new columns: the old reflectors applied to
+         * them, then their own below row k. Householder keeps Q orthonormal
+         * to rounding even where the sketch has reached the data's rank
+         * (Gram–Schmidt against the old basis does not: 1e-3 measured).
+         * Below row k the rotated block is (I − QQᵀ) U Ω in the
+         * complement's coordinates: for Gaussian ω, E‖(I − QQᵀ)Uω‖² =
+         * ‖(I − QQᵀ)U‖²_F, so its energy / bs estimates what Q misses —
+         * without the cancellation of ‖U‖² − ‖QᵀU‖² (whose rounding,
+         * ~1e-14 of ‖U‖², is the size of the tolerance). Stop when the
+         * estimate is below SAFETY · tol · ‖U‖²; the samples are then not
+         * needed in the basis. */
+        if (k && LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)N, (lapack_int)bs, (lapack_int)k, A,
+                                (lapack_int)N, tau, Y, (lapack_int)N)) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
+            goto done;
+        }
+        {
+            double q = 0;
+            for (size_t i = 0; i < bs; ++i)
+                for (size_t j = k; j < N; ++j)
+                    q += Y[i * N + j] * Y[i * N + j];
+            est = q / (double)bs;
+            met = est <= SAFETY * tol * E0;
+        }
+        if (met || k + bs > kmax)
+            break; /* enough, or not worth it */
+        if (LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)(N - k), (lapack_int)bs, Y + k, (lapack_int)N,
+                           tau + k)) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
+            goto done;
+        }
+        /* the new basis columns, explicitly: Q [0; I; 0] */
+        memset(qn, 0, N * bs * sizeof *qn);
+        for (size_t i = 0; i < bs; ++i)
+            qn[i * N + k + i] = 1;
+        if (LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)N, (lapack_int)bs, (lapack_int)(k + bs), A,
+                           (lapack_int)N, tau, qn, (lapack_int)N)) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
+            goto done;
+        }
+        /* Z_new = Uᵀ Q_new (3F × bs): per fixed partition, summed in order */
+        double *Zn = Z + k * F3; /* column-major 3F × k: the new columns */
+#pragma omp parallel
+        {
+            double *ub = skf_malloc_array(VB * F3, sizeof *ub);
+            if (!ub) {
+#pragma omp atomic write
+                failed = 1;
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (long long p = 0; p < (long long)NP; ++p) {
+                if (!ub)
+                    continue;
+                double *zo = zp + (size_t)p * F3 * BS; /* row-major bs × 3F */
+                memset(zo, 0, F3 * bs * sizeof *zo);
+                for (size_t b = (size_t)p * NBk / NP; b < ((size_t)p + 1) * NBk / NP; ++b) {
+                    size_t s0 = b * VB, ns = N - s0 < VB ? N - s0 : VB;
+                    gather(c, mu, s0, ns, ub);
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bs, (int)F3, (int)ns, 1.0,
+                                qn + s0, (int)N, ub, (int)F3, 1.0, zo, (int)F3);
+                }
+            }
+            skf_free(ub);
+        }
+        if (failed) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+            goto done;
+        }
+        memcpy(Zn, zp, F3 * bs * sizeof *Zn);
+        for (size_t p = 1; p < NP; ++p)
+            for (size_t e = 0; e < F3 * bs; ++e)
+                Zn[e] += zp[p * F3 * BS + e];
+        k += bs;
+    }
+    if (!met)
+        goto done; /* not worth it: no reduction */
+    /* SVD of Z = V Σ Wᵀ (3F × k), truncated */
+    size_t r = 0;
+    if (k > 0) {
+        s = skf_malloc_array(k, sizeof *s);
+        Uz = skf_malloc_array(F3 * k, sizeof *Uz);
+        Wt = skf_malloc_array(k * k, sizeof *Wt);
+        if (!s || !Uz || !Wt) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+            goto done;
+        }
+        lapack_int info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', (lapack_int)F3, (lapack_int)k, Z,
+                                         (lapack_int)F3, s, Uz, (lapack_int)F3, Wt, (lapack_int)k);
+        if (info) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' SVD failed (%d)", (int)info);
+            goto done;
+        }
+        /* discarded(r) = est + Σ_{l>r} σ_l² */
+        double tail = 0;
+        r = k;
+        while (r > 0 && est + tail + s[r - 1] * s[r - 1] <= tol * E0) {
+            tail += s[r - 1] * s[r - 1];
+            --r;
+        }
+        fb->discarded = est + tail;
+        /* Q explicitly, in place of its reflectors */
+        if (LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)k, (lapack_int)k, A, (lapack_int)N,
+                           tau)) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
+            goto done;
+        }
+    }
+    size_t D = r + 1;
+    fb->r = r;
+    fb->D = D;
+    fb->F3 = F3;
+    fb->sketch = k;
+    fb->coords = skf_calloc(N * D, sizeof *fb->coords);
+    fb->rows = skf_malloc_array(D * F3, sizeof *fb->rows);
+    S = r ? skf_malloc_array(k * r, sizeof *S) : NULL;
+    if (!fb->coords || !fb->rows || (r && !S)) {
+        skfi_frame_basis_free(fb);
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+        goto done;
+    }
+    /* rows = [V_rᵀ; μᵀ], coords = [Q W_r Σ_r, 1]: u_j = coords_j · rows */
+    for (size_t l = 0; l < r; ++l)
+        memcpy(fb->rows + l * F3, Uz + l * F3, F3 * sizeof *Uz);
+    memcpy(fb->rows + r * F3, mu, F3 * sizeof *mu);
+    for (size_t i = 0; i < k && r; ++i)
+        for (size_t l = 0; l < r; ++l)
+            S[i * r + l] = Wt[i * k + l] * s[l]; /* (Wᵀ)_il = Wt col-major (l, i) */
+    if (r) /* Q column-major N × k = row-major k × N */
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)r, (int)k, 1.0, A, (int)N, S,
+                    (int)r, 0.0, fb->coords, (int)D);
+    for (size_t j = 0; j < N; ++j)
+        fb->coords[j * D + r] = 1;
+done:
+    skf_free(A);
+    skf_free(qn);
+    skf_free(mu);
+    skf_free(Z);
+    skf_free(om);
+    skf_free(zp);
+    skf_free(tau);
+    skf_free(eng);
+    skf_free(s);
+    skf_free(Uz);
+    skf_free(Wt);
+    skf_free(S);
+    if (st)
+        skfi_frame_basis_free(fb);
+    return st;
+}
