@@ -158,13 +158,13 @@ int main(int argc, char **argv)
             rows[i] = (row){cpu_seconds() - c0, d->metrics.rms, d->metrics.erms, d->iterations,
                             !d->hit_cap};
             printf("Bone_Anim %2zu bones, 1 thread: CPU %.3f s (init %.3f, frame basis %.3f: rank %zu "
-                   "of %zu, discarded %.2g; weight steps %.3f wall), "
+                   "of %zu, sketch %zu, discarded %.2g; weight steps %.3f wall), "
                    "%zu iterations (%s), RMS %.7f; vs Dem Bones: CPU ratio theirs/ours %.2f (target "
                    ">= 10, i.e. <= %.3f s), RMS %.2f of its default run, %.2f of its transAffine=0 "
                    "run (target <= 1)\n",
                    db_bones[i], rows[i].cpu, d->seconds_init, d->seconds_basis,
                    d->frame_reduced ? d->frame_rank : 3 * d->frame_count, 3 * d->frame_count,
-                   d->frame_discarded, d->seconds_weights, d->iterations,
+                   d->frame_sketch, d->frame_discarded, d->seconds_weights, d->iterations,
                    d->hit_cap ? "CAP" : "converged", d->metrics.rms, db_cpu[i] / rows[i].cpu,
                    db_cpu[i] / 10, d->metrics.rms / db_rms[i], d->metrics.rms / db_bar[i]);
             skf_decomposition_free(d);

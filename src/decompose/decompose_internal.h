@@ -23,6 +23,9 @@ typedef struct skfi_frame_basis {
     size_t sketch;   /* columns of the randomized sketch that found it */
     double *coords;  /* [N*D] row-major */
     double *rows;    /* [D*3F] row-major */
+    double *rows_o;  /* [D*3F] rows with o taken off the mean row (the weight pass's
+                        cache, for the centre o below; NULL until first used) */
+    double o[3];
     double energy, discarded; /* scene units² summed over vertices and frames */
 } skfi_frame_basis;
 
@@ -58,7 +61,7 @@ typedef struct skfi_decompose_ctx {
     double *loop_seconds;
     /* The trajectories in a reduced frame space for the weight pass (its
      * products and moments read coords instead of frames), or NULL. */
-    const skfi_frame_basis *basis;
+    skfi_frame_basis *basis;
 } skfi_decompose_ctx;
 
 /* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same

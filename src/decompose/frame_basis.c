@@ -34,10 +34,11 @@
 #include <string.h>
 
 #define BS 16              /* Gaussian test vectors per growth step */
-#define VB 256             /* vertices per block of a pass over the trajectories */
+#define VB 32              /* vertices per block of a pass over the trajectories */
 #define NPART 16           /* fixed partitions of the blocks for Z's sums */
 #define SKIP_FRACTION 0.6  /* no reduction unless k ≤ this fraction of 3F */
-#define SAFETY 0.25        /* the sampled estimate must be below this share of the tolerance */
+#define MATERIALISE_MAX ((size_t)4 << 20) /* doubles (32 MiB): U kept whole up to this size */
+#define SAFETY 0.5         /* the sampled estimate must be below this share of the tolerance */
 
 /* splitmix64 (a fixed sequence) and Box–Muller: the test matrix Ω. */
 static uint64_t next_u64(uint64_t *s)
@@ -76,7 +77,58 @@ void skfi_frame_basis_free(skfi_frame_basis *fb)
 {
     skf_free(fb->coords);
     skf_free(fb->rows);
+    skf_free(fb->rows_o);
     memset(fb, 0, sizeof *fb);
+}
+
+/* One pass over U in fixed partitions of VB-vertex blocks (the same sums at
+ * any thread count), gathering each block once: eng (not NULL): eng[p] =
+ * the partition's ‖U‖²; qn (N × bq column-major, not NULL): zp[p] (bq × 3F
+ * row-major) = the partition's share of qnᵀ U; om (3F × bo, not NULL): the
+ * rows of Y (N × bo column-major) = U om. False when out of memory. */
+static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um, size_t NP, double *eng,
+                 const double *qn, size_t bq, double *zp, const double *om, size_t bo, double *Y)
+{
+    size_t N = c->N, F3 = 3 * c->F, NBk = (N + VB - 1) / VB;
+    int failed = 0;
+#pragma omp parallel
+    {
+        double *ub = Um ? NULL : skf_malloc_array(VB * F3, sizeof *ub);
+        if (!ub && !Um) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long long p = 0; p < (long long)NP; ++p) {
+            if (!ub && !Um)
+                continue;
+            double q = 0, *zo = qn ? zp + (size_t)p * F3 * bq : NULL;
+            if (zo)
+                memset(zo, 0, F3 * bq * sizeof *zo);
+            size_t b0 = (size_t)p * NBk / NP, b1 = ((size_t)p + 1) * NBk / NP;
+            /* materialised: the partition's rows as one block */
+            for (size_t b = b0; b < b1; b = Um ? b1 : b + 1) {
+                size_t s0 = b * VB, s1 = Um ? (b1 * VB < N ? b1 * VB : N) : (s0 + VB < N ? s0 + VB : N);
+                size_t ns = s1 - s0;
+                const double *u = Um ? Um + s0 * F3 : ub;
+                if (!Um)
+                    gather(c, mu, s0, ns, ub);
+                if (eng)
+                    for (size_t e = 0; e < ns * F3; ++e)
+                        q += u[e] * u[e];
+                if (zo) /* qn's rows s0.. as row-major bq × ns (ld N) */
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bq, (int)F3, (int)ns, 1.0,
+                                qn + s0, (int)N, u, (int)F3, 1.0, zo, (int)F3);
+                if (om) /* column-major N × bo = row-major bo × N: Yᵀ = omᵀ Uᵀ */
+                    cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bo, (int)ns, (int)F3, 1.0, om,
+                                (int)bo, u, (int)F3, 0.0, Y + s0, (int)N);
+            }
+            if (eng)
+                eng[p] = q;
+        }
+        skf_free(ub);
+    }
+    return !failed;
 }
 
 skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_frame_basis *fb,
@@ -90,9 +142,9 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     if (!(tol >= 0) || kmax == 0)
         return SKF_OK;
     size_t NBk = (N + VB - 1) / VB, NP = NBk < NPART ? NBk : NPART;
-    size_t nq = (kmax + BS - 1) / BS; /* blocks of Q at most */
-    double *mu = skf_calloc(F3, sizeof *mu);
-    double *A = NULL; /* [N*k] column-major */
+    size_t nq = (kmax + BS - 1) / BS + 1; /* blocks of the sketch at most */
+    double *mu = skf_calloc(F3, sizeof *mu), *Um = NULL;
+    double *A = NULL; /* [N*(k+BS)] column-major: QR of the sketch, then the next samples */
     double *qn = skf_malloc_array(N * BS, sizeof *qn);
     double *Z = skf_malloc_array(F3 * (nq * BS), sizeof *Z); /* column-major 3F × k */
     double *om = skf_malloc_array(F3 * BS, sizeof *om);
@@ -101,12 +153,10 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     double *eng = skf_calloc(NP, sizeof *eng);
     double *s = NULL, *Uz = NULL, *Wt = NULL, *S = NULL;
     skf_status st = SKF_OK;
-    int failed = 0;
     if (!mu || !qn || !Z || !om || !zp || !tau || !eng) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
-    /* μ, then ‖U‖² by fixed partitions */
     for (size_t f = 0; f < c->F; ++f) {
         const double *u = c->frames + f * N * 3;
         for (size_t j = 0; j < N; ++j)
@@ -115,29 +165,25 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     }
     for (size_t e = 0; e < F3; ++e)
         mu[e] /= (double)N;
-#pragma omp parallel
-    {
-        double *ub = skf_malloc_array(VB * F3, sizeof *ub);
-        if (!ub) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (long long p = 0; p < (long long)NP; ++p) {
-            if (!ub)
-                continue;
-            double q = 0;
-            for (size_t b = (size_t)p * NBk / NP; b < ((size_t)p + 1) * NBk / NP; ++b) {
-                size_t s0 = b * VB, ns = N - s0 < VB ? N - s0 : VB;
-                gather(c, mu, s0, ns, ub);
-                for (size_t e = 0; e < ns * F3; ++e)
-                    q += ub[e] * ub[e];
-            }
-            eng[p] = q;
-        }
-        skf_free(ub);
+    /* U itself once, when it is small (each pass then reads it in place of
+     * gathering the frame-major input again); large inputs are gathered
+     * per pass, the memory of a second copy of the animation not spent */
+    if (N * F3 <= MATERIALISE_MAX) {
+        Um = skf_malloc_array(N * F3, sizeof *Um);
+        if (Um)
+            for (size_t b = 0; b < (N + VB - 1) / VB; ++b)
+                gather(c, mu, b * VB, N - b * VB < VB ? N - b * VB : VB, Um + b * VB * F3);
     }
-    if (failed) {
+    uint64_t seed = 0x5d1b2c3a4e6f7081ULL;
+    size_t k = 0, bs = N < BS ? N : BS;
+    /* the first pass: ‖U‖² and the first samples */
+    A = skf_malloc_array(N * bs, sizeof *A);
+    if (!A) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+        goto done;
+    }
+    gaussian(&seed, F3 * bs, om);
+    if (!pass(c, mu, Um, NP, eng, NULL, 0, NULL, om, bs, A)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -145,74 +191,32 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     for (size_t p = 0; p < NP; ++p)
         E0 += eng[p];
     fb->energy = E0;
-    uint64_t seed = 0x5d1b2c3a4e6f7081ULL;
-    size_t k = 0;
     double est = 0; /* the sampled energy that range(Q) misses */
     bool met = E0 <= 0;
     while (!met) {
-        if (k == N) { /* Q spans every vertex: nothing is missed */
-            est = 0;
-            met = true;
-            break;
-        }
-        size_t bs = N - k < BS ? N - k : BS;
-        /* A (N × k, column-major): the Householder QR of the sketch so far */
-        double *An = skf_realloc_array(A, N * (k + bs), sizeof *A);
-        if (!An) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
-            goto done;
-        }
-        A = An;
-        double *Y = A + k * N; /* the new columns */
-        gaussian(&seed, F3 * bs, om);
-        /* Y = U Ω, block by block (independent rows: any thread order) */
-#pragma omp parallel
-        {
-            double *ub = skf_malloc_array(VB * F3, sizeof *ub);
-            if (!ub) {
-#pragma omp atomic write
-                failed = 1;
-            }
-#pragma omp for schedule(dynamic, 1)
-            for (long long b = 0; b < (long long)NBk; ++b) {
-                if (!ub)
-                    continue;
-                size_t s0 = (size_t)b * VB, ns = N - s0 < VB ? N - s0 : VB;
-                gather(c, mu, s0, ns, ub);
-                /* column-major N × bs = row-major bs × N: Yᵀ = Ωᵀ Uᵀ */
-                cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bs, (int)ns, (int)F3, 1.0, om,
-                            (int)bs, ub, (int)F3, 0.0, Y + s0, (int)N);
-            }
-            skf_free(ub);
-        }
-        if (failed) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
-            goto done;
-        }
-        /* Extend the QR by the new columns: the old reflectors applied to
-         * them, then their own below row k. Householder keeps Q orthonormal
-         * to rounding even where the sketch has reached the data's rank
-         * (Gram–Schmidt against the old basis does not: 1e-3 measured).
-         * Below row k the rotated block is (I − QQᵀ) U Ω in the
-         * complement's coordinates: for Gaussian ω, E‖(I − QQᵀ)Uω‖² =
+        /* A[:, k .. k+bs): the new samples U Ω. Extend the QR by them: the
+         * old reflectors applied, then their own below row k. Householder
+         * keeps Q orthonormal to rounding even where the sketch has reached
+         * the data's rank (Gram–Schmidt against the old basis does not:
+         * 1e-3 measured). Below row k the rotated block is (I − QQᵀ) U Ω in
+         * the complement's coordinates: for Gaussian ω, E‖(I − QQᵀ)Uω‖² =
          * ‖(I − QQᵀ)U‖²_F, so its energy / bs estimates what Q misses —
          * without the cancellation of ‖U‖² − ‖QᵀU‖² (whose rounding,
          * ~1e-14 of ‖U‖², is the size of the tolerance). Stop when the
-         * estimate is below SAFETY · tol · ‖U‖²; the samples are then not
+         * estimate is below SAFETY · tol · ‖U‖²; those samples are then not
          * needed in the basis. */
+        double *Y = A + k * N;
         if (k && LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)N, (lapack_int)bs, (lapack_int)k, A,
                                 (lapack_int)N, tau, Y, (lapack_int)N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
-        {
-            double q = 0;
-            for (size_t i = 0; i < bs; ++i)
-                for (size_t j = k; j < N; ++j)
-                    q += Y[i * N + j] * Y[i * N + j];
-            est = q / (double)bs;
-            met = est <= SAFETY * tol * E0;
-        }
+        double q = 0;
+        for (size_t i = 0; i < bs; ++i)
+            for (size_t j = k; j < N; ++j)
+                q += Y[i * N + j] * Y[i * N + j];
+        est = q / (double)bs;
+        met = est <= SAFETY * tol * E0;
         if (met || k + bs > kmax)
             break; /* enough, or not worth it */
         if (LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)(N - k), (lapack_int)bs, Y + k, (lapack_int)N,
@@ -229,65 +233,72 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
-        /* Z_new = Uᵀ Q_new (3F × bs): per fixed partition, summed in order */
-        double *Zn = Z + k * F3; /* column-major 3F × k: the new columns */
-#pragma omp parallel
-        {
-            double *ub = skf_malloc_array(VB * F3, sizeof *ub);
-            if (!ub) {
-#pragma omp atomic write
-                failed = 1;
-            }
-#pragma omp for schedule(dynamic, 1)
-            for (long long p = 0; p < (long long)NP; ++p) {
-                if (!ub)
-                    continue;
-                double *zo = zp + (size_t)p * F3 * BS; /* row-major bs × 3F */
-                memset(zo, 0, F3 * bs * sizeof *zo);
-                for (size_t b = (size_t)p * NBk / NP; b < ((size_t)p + 1) * NBk / NP; ++b) {
-                    size_t s0 = b * VB, ns = N - s0 < VB ? N - s0 : VB;
-                    gather(c, mu, s0, ns, ub);
-                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bs, (int)F3, (int)ns, 1.0,
-                                qn + s0, (int)N, ub, (int)F3, 1.0, zo, (int)F3);
-                }
-            }
-            skf_free(ub);
+        size_t kn = k + bs;
+        if (kn == N) { /* Q spans every vertex: nothing is missed */
+            est = 0;
+            met = true;
         }
-        if (failed) {
+        /* One pass: Z's new columns Uᵀ Q_new (3F × bs) and the next samples. */
+        size_t bn = met ? 0 : N - kn < BS ? N - kn : BS;
+        double *An = skf_realloc_array(A, N * (kn + bn > 0 ? kn + bn : 1), sizeof *A);
+        if (!An) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
+        A = An;
+        if (bn)
+            gaussian(&seed, F3 * bn, om);
+        if (!pass(c, mu, Um, NP, NULL, qn, bs, zp, bn ? om : NULL, bn, A + kn * N)) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+            goto done;
+        }
+        double *Zn = Z + k * F3; /* the new columns (row-major bs × 3F = column-major 3F × bs) */
         memcpy(Zn, zp, F3 * bs * sizeof *Zn);
         for (size_t p = 1; p < NP; ++p)
             for (size_t e = 0; e < F3 * bs; ++e)
-                Zn[e] += zp[p * F3 * BS + e];
-        k += bs;
+                Zn[e] += zp[p * F3 * bs + e];
+        k = kn;
+        bs = bn;
     }
     if (!met)
         goto done; /* not worth it: no reduction */
-    /* SVD of Z = V Σ Wᵀ (3F × k), truncated */
+    /* Truncation: QᵀU = Zᵀ (k × 3F); the eigenvectors W of the k × k Gram
+     * ZᵀZ = W Λ Wᵀ (LAPACKE dsyevr) order its directions by energy λ_l.
+     * Û = (Q W_r)(W_rᵀ Zᵀ) is the orthogonal projection of U on the span
+     * of Q W_r, missing est + Σ_{l>r} λ_l; the λ are exact to ~k·eps·λ_max
+     * (~1e-15 of ‖U‖² here), below the tolerance, which is all the choice
+     * of r needs (the products use W, not Λ^{±1/2}). */
     size_t r = 0;
     if (k > 0) {
         s = skf_malloc_array(k, sizeof *s);
-        Uz = skf_malloc_array(F3 * k, sizeof *Uz);
         Wt = skf_malloc_array(k * k, sizeof *Wt);
-        if (!s || !Uz || !Wt) {
+        Uz = skf_malloc_array(k * k, sizeof *Uz);
+        lapack_int *isup = skf_malloc_array(2 * k, sizeof *isup);
+        if (!s || !Wt || !Uz || !isup) {
+            skf_free(isup);
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
-        lapack_int info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', (lapack_int)F3, (lapack_int)k, Z,
-                                         (lapack_int)F3, s, Uz, (lapack_int)F3, Wt, (lapack_int)k);
-        if (info) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' SVD failed (%d)", (int)info);
+        /* Z column-major 3F × k = row-major k × 3F: Gram = Zᵀ Z (k × k) */
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)k, (int)F3, 1.0, Z, (int)F3, 0.0, Uz,
+                    (int)k);
+        lapack_int m = 0;
+        lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'A', 'U', (lapack_int)k, Uz, (lapack_int)k,
+                                         0, 0, 0, 0, 0, &m, s, Wt, (lapack_int)k, isup);
+        skf_free(isup);
+        if (info || m != (lapack_int)k) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' eigensolver failed (%d)",
+                          (int)info);
             goto done;
         }
-        /* discarded(r) = est + Σ_{l>r} σ_l² */
+        /* s ascending: drop from the smallest while within the tolerance */
         double tail = 0;
-        r = k;
-        while (r > 0 && est + tail + s[r - 1] * s[r - 1] <= tol * E0) {
-            tail += s[r - 1] * s[r - 1];
-            --r;
+        size_t drop = 0;
+        while (drop < k && est + tail + fmax(s[drop], 0) <= tol * E0) {
+            tail += fmax(s[drop], 0);
+            ++drop;
         }
+        r = k - drop;
         fb->discarded = est + tail;
         /* Q explicitly, in place of its reflectors */
         if (LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)k, (lapack_int)k, A, (lapack_int)N,
@@ -309,20 +320,24 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
-    /* rows = [V_rᵀ; μᵀ], coords = [Q W_r Σ_r, 1]: u_j = coords_j · rows */
-    for (size_t l = 0; l < r; ++l)
-        memcpy(fb->rows + l * F3, Uz + l * F3, F3 * sizeof *Uz);
-    memcpy(fb->rows + r * F3, mu, F3 * sizeof *mu);
+    /* W_r: the r largest eigenvectors, largest first (k × r) */
     for (size_t i = 0; i < k && r; ++i)
         for (size_t l = 0; l < r; ++l)
-            S[i * r + l] = Wt[i * k + l] * s[l]; /* (Wᵀ)_il = Wt col-major (l, i) */
-    if (r) /* Q column-major N × k = row-major k × N */
+            S[i * r + l] = Wt[i * k + (k - 1 - l)];
+    /* rows = [W_rᵀ Zᵀ; μᵀ], coords = [Q W_r, 1]: u_j ≈ coords_j · rows */
+    if (r) {
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)r, (int)F3, (int)k, 1.0, S, (int)r, Z,
+                    (int)F3, 0.0, fb->rows, (int)F3);
+        /* Q column-major N × k = row-major k × N */
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)r, (int)k, 1.0, A, (int)N, S,
                     (int)r, 0.0, fb->coords, (int)D);
+    }
+    memcpy(fb->rows + r * F3, mu, F3 * sizeof *mu);
     for (size_t j = 0; j < N; ++j)
         fb->coords[j * D + r] = 1;
 done:
     skf_free(A);
+    skf_free(Um);
     skf_free(qn);
     skf_free(mu);
     skf_free(Z);

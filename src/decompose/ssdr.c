@@ -268,6 +268,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             c.basis = &fbasis;
             d->frame_reduced = true;
             d->frame_rank = fbasis.r;
+            d->frame_sketch = fbasis.sketch;
             d->frame_discarded = fbasis.energy > 0 ? fbasis.discarded / fbasis.energy : 0;
         }
         d->seconds_basis = omp_get_wtime() - tb;

@@ -78,6 +78,14 @@ static size_t gather_candidates(const skfi_decompose_ctx *c, size_t B, size_t C,
     return n;
 }
 
+/* ṽᵀ G ṽ from G's 10 symmetric coefficients (p ≤ r: (0,0) (0,1) (0,2)
+ * (0,3) (1,1) (1,2) (1,3) (2,2) (2,3) (3,3)) and the products m = ṽ_p ṽ_r. */
+static inline double sym10(const double *gs, const double *m)
+{
+    return gs[0] * m[0] + gs[1] * m[1] + gs[2] * m[2] + gs[3] * m[3] + gs[4] * m[4] + gs[5] * m[5] +
+           gs[6] * m[6] + gs[7] * m[7] + gs[8] * m[8] + gs[9] * m[9];
+}
+
 /* Per-partition moment accumulators of the fused pass: bone-major
  * [B][F*12], a bone's slab zeroed when the partition first touches it. */
 typedef struct part_acc {
@@ -105,7 +113,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * Tall) and the moments (Amᵀ coords) · rows_o: the same products on the
      * data projected on the basis, exact to its discarded energy
      * (docs/decompose.md "Reduced frame space"). */
-    const skfi_frame_basis *fb = c->basis && c->basis->coords ? c->basis : NULL;
+    skfi_frame_basis *fb = c->basis && c->basis->coords ? c->basis : NULL;
     size_t D = fb ? fb->D : F3;
     size_t accn = fb ? 4 * D : F * 12; /* a bone's moment sums in a partition */
     /* Frame-major stacked transforms, the 3F×4B matrix Tall[(3f + r)*4B + 4i + p]
@@ -118,7 +126,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * alternation (a fifth of a 20-bone Bone_Anim run in the kernel). */
     size_t nt = (size_t)omp_get_max_threads();
     size_t per_thread = (fb ? 0 : F3 * SB) + D * B4 + (moments ? B4 * D : 0);
-    size_t extra = fb ? D * B4 + D * F3 : 0; /* P = rows_o · Tall, rows_o */
+    size_t extra = fb ? D * B4 : 0; /* P = rows_o · Tall */
     size_t need = F3 * B4 + extra + (moments ? NP * B * accn : 0) + nt * per_thread;
     skfi_decompose_arena local = {NULL, 0}, *ar = c->arena ? c->arena : &local;
     if (ar->n < need) {
@@ -128,7 +136,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     }
     double *Tall = ar->mem;
     double *G4 = skf_malloc_array(B4 * B4, sizeof *G4);
-    double *G = skf_malloc_array(B * B * 16, sizeof *G);
+    double *G = skf_malloc_array(B * B * 10, sizeof *G);
     double *kv = skf_calloc(B4, sizeof *kv);
     uint32_t *old_wb = warm && c->adj_off ? skf_malloc_array(N * K, sizeof *old_wb) : NULL;
     double *old_w = old_wb ? skf_malloc_array(N * K, sizeof *old_w) : NULL;
@@ -139,6 +147,20 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         acc[p].C = Tall + F3 * B4 + extra + p * B * accn;
         acc[p].used = skf_calloc(B, sizeof *acc[p].used);
         ok0 = acc[p].used != NULL;
+    }
+    if (fb) {
+        /* rows_o for this centre (the same o on every alternation: made once) */
+        if (!fb->rows_o || memcmp(fb->o, o, sizeof o)) {
+            if (!fb->rows_o)
+                fb->rows_o = skf_malloc_array(D * F3, sizeof *fb->rows_o);
+            if (fb->rows_o) {
+                memcpy(fb->rows_o, fb->rows, D * F3 * sizeof *fb->rows_o);
+                for (size_t e = 0; e < F3; ++e)
+                    fb->rows_o[(D - 1) * F3 + e] -= o[e % 3];
+                memcpy(fb->o, o, sizeof o);
+            }
+        }
+        ok0 = ok0 && fb->rows_o;
     }
     if (!ok0) {
         for (size_t p = 0; acc && p < NP; ++p)
@@ -167,14 +189,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     for (size_t e = 0; e < F3; ++e)
         for (size_t q = 0; q < B4; ++q)
             kv[q] += Tall[e * B4 + q] * o[e % 3];
-    double *P = fb ? Tall + F3 * B4 : NULL, *rows_o = fb ? P + D * B4 : NULL;
-    if (fb) {
-        memcpy(rows_o, fb->rows, D * F3 * sizeof *rows_o);
-        for (size_t e = 0; e < F3; ++e)
-            rows_o[(D - 1) * F3 + e] -= o[e % 3];
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)B4, (int)F3, 1.0, rows_o,
-                    (int)F3, Tall, (int)B4, 0.0, P, (int)B4);
-    }
+    double *P = fb ? Tall + F3 * B4 : NULL, *rows_o = fb ? fb->rows_o : NULL;
     /* the parallel regions' wall time, thread CPU summed, busiest thread */
     double loop_wall = 0, loop_cpu_sum = 0, loop_cpu_max = 0, rsum = 0, rmax = 0;
     /* G_ik = Σ_f T_fiᵀ T_fk (4×4 per bone pair) = blocks of Tallᵀ Tall; the
@@ -196,6 +211,11 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * (b1 - b0)),
                                 (int)(B4 - 4 * b0), (int)F3, 1.0, Tall + 4 * b0, (int)B4,
                                 Tall + 4 * b0, (int)B4, 0.0, G4 + 4 * b0 * B4 + 4 * b0, (int)B4);
+                /* P = rows_o · Tall for the same bones (columns 4b0 .. 4b1) */
+                if (b1 > b0 && fb)
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)(4 * (b1 - b0)),
+                                (int)F3, 1.0, rows_o, (int)F3, Tall + 4 * b0, (int)B4, 0.0, P + 4 * b0,
+                                (int)B4);
             }
             region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
@@ -204,13 +224,23 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         loop_cpu_max += rmax;
         rsum = rmax = 0;
     }
+    /* Q_ik = ṽᵀ G_ik ṽ needs only the symmetric part of G_ik: G[(i*B + k)*10]
+     * holds its 10 coefficients against the products ṽ_p ṽ_r, p ≤ r
+     * (sym10 order), so a quadratic form is 10 multiply-adds, not 32; and
+     * G_ki = G_ikᵀ gives the same 10, so Q is exactly symmetric. */
     for (size_t i = 0; i < B; ++i)
-        for (size_t k = 0; k < B; ++k)
+        for (size_t k = 0; k < B; ++k) {
+            double g[16];
             for (int p = 0; p < 4; ++p)
                 for (int q = 0; q < 4; ++q)
-                    G[(i * B + k) * 16 + (size_t)(p * 4 + q)] =
-                        k >= i ? G4[(4 * i + (size_t)p) * B4 + 4 * k + (size_t)q]
-                               : G4[(4 * k + (size_t)q) * B4 + 4 * i + (size_t)p];
+                    g[p * 4 + q] = k >= i ? G4[(4 * i + (size_t)p) * B4 + 4 * k + (size_t)q]
+                                          : G4[(4 * k + (size_t)q) * B4 + 4 * i + (size_t)p];
+            double *gs = G + (i * B + k) * 10;
+            size_t t = 0;
+            for (int p = 0; p < 4; ++p)
+                for (int q = p; q < 4; ++q)
+                    gs[t++] = p == q ? g[p * 4 + p] : g[p * 4 + q] + g[q * 4 + p];
+        }
     skf_free(G4);
     int failed = 0;
     size_t solves = 0, at_cap = 0;
@@ -277,6 +307,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             size_t j = s0 + vv;
             const double *v = c->rest + 3 * j;
             double vt[4] = {v[0], v[1], v[2], 1};
+            const double m10[10] = {v[0] * v[0], v[0] * v[1], v[0] * v[2], v[0], v[1] * v[1],
+                                    v[1] * v[2], v[1], v[2] * v[2], v[2], 1};
             /* the candidates of the group of VB consecutive vertices that j
              * is in (a subset of the block's union; fixed by index) */
             if (vv % VB == 0) {
@@ -291,12 +323,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 const double *h = H + vv * n4 + 4 * pos[i], *k4 = kv + 4 * i;
                 cb[l] = (h[0] + k4[0]) * vt[0] + (h[1] + k4[1]) * vt[1] +
                         (h[2] + k4[2]) * vt[2] + (h[3] + k4[3]);
-                const double *g = G + (i * B + i) * 16;
-                double q = 0;
-                for (int p = 0; p < 4; ++p)
-                    for (int r = 0; r < 4; ++r)
-                        q += vt[p] * g[p * 4 + r] * vt[r];
-                eb[l] = q - 2 * cb[l];
+                eb[l] = sym10(G + (i * B + i) * 10, m10) - 2 * cb[l];
             }
             /* C best single bones (positions in own / cb). */
             size_t cand[MAX_CAND], cpos[MAX_CAND];
@@ -324,14 +351,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             for (int pass = 0; pass < 2; ++pass) {
                 for (size_t a = 0; a < n; ++a) {
                     cc[a] = cval[a];
-                    for (size_t b = 0; b < n; ++b) {
-                        const double *g = G + (cand[a] * B + cand[b]) * 16;
-                        double q = 0;
-                        for (int p = 0; p < 4; ++p)
-                            for (int r = 0; r < 4; ++r)
-                                q += vt[p] * g[p * 4 + r] * vt[r];
-                        Q[a * n + b] = q;
-                    }
+                    for (size_t b = a; b < n; ++b)
+                        Q[a * n + b] = Q[b * n + a] = sym10(G + (cand[a] * B + cand[b]) * 10, m10);
                 }
                 /* the first solve starts from the vertex's previous support
                  * (its slots still hold the previous weights) */

@@ -4,7 +4,8 @@
  * reduction equals the one without to a tight tolerance, and the rank found
  * is ≤ 24 with nothing measurable discarded; (b) with noise on every
  * coordinate (full rank) the reduction is skipped and the result is the
- * same bits as with it off. */
+ * same bits as with it off; (c) the reduced run is the same bits at 1 and 2
+ * threads. */
 #include "check.h"
 #include "skinfit/decompose.h"
 
@@ -79,10 +80,10 @@ static void make_tube(double *rest, double *frames)
     }
 }
 
-static skf_decomposition *run(const double *frames, const double *rest, double rank_tol)
+static skf_decomposition *run(const double *frames, const double *rest, double rank_tol, int threads)
 {
     skf_error err;
-    skf_decompose_options o = {.bone_count = NB, .threads = 1, .max_iterations = 25,
+    skf_decompose_options o = {.bone_count = NB, .threads = threads, .max_iterations = 25,
                                .rank_tolerance = rank_tol};
     skf_decomposition *d = NULL;
     if (skf_decompose(NV, NF, frames, rest, 0, NULL, &o, &d, &err) != SKF_OK) {
@@ -108,7 +109,8 @@ int main(void)
         return skf_test_done();
     make_tube(rest, frames);
     /* (a) exact low rank */
-    skf_decomposition *a = run(frames, rest, 0), *b = run(frames, rest, -1);
+    skf_decomposition *a = run(frames, rest, 0, 1), *b = run(frames, rest, -1, 1);
+    skf_decomposition *a2 = run(frames, rest, 0, 2);
     if (a && b) {
         size_t FB12 = NF * NB * 12;
         double dT = max_diff(a->transforms, b->transforms, FB12);
@@ -132,13 +134,22 @@ int main(void)
         CHECK(dT <= 1e-9 * a->metrics.diagonal);
         CHECK(dw <= 1e-9);
     }
+    if (a && a2) { /* the reduced path at 2 threads: the same bits */
+        bool same = a->iterations == a2->iterations && a->frame_rank == a2->frame_rank &&
+                    !memcmp(a->transforms, a2->transforms, NF * NB * 12 * sizeof(double)) &&
+                    !memcmp(a->weight, a2->weight, NV * 4 * sizeof(double)) &&
+                    a->metrics.rms == a2->metrics.rms;
+        printf("low rank, 1 vs 2 threads: %s\n", same ? "bit-identical" : "DIFFERENT");
+        CHECK(same);
+    }
     skf_decomposition_free(a);
+    skf_decomposition_free(a2);
     skf_decomposition_free(b);
     /* (b) full rank: noise of 1e-3 on every coordinate, the reduction skipped */
     for (size_t k = 0; k < 3 * NV * NF; ++k)
         frames[k] += 1e-3 * uni();
-    a = run(frames, rest, 0);
-    b = run(frames, rest, -1);
+    a = run(frames, rest, 0, 1);
+    b = run(frames, rest, -1, 1);
     if (a && b) {
         bool same = a->iterations == b->iterations &&
                     !memcmp(a->transforms, b->transforms, NF * NB * 12 * sizeof(double)) &&
