@@ -5,26 +5,26 @@
  * randomness: probabilistic algorithms for constructing approximate matrix
  * decompositions", SIAM Review 53(2), 2011: the adaptive randomized range
  * finder (section 4.4, Algorithm 4.2, here in blocks of BS Gaussian test
- * vectors) followed by the SVD of the small projected matrix (section 5.1,
- * Algorithm 5.1), with an exact a posteriori measure of what is discarded.
+ * vectors, its a posteriori error estimate from fresh samples, section 4.3)
+ * followed by a truncation of the small projected matrix (section 5.1).
  *
  * U is the N × 3F matrix of centred trajectories, row j = (u_j − μ) with
  * u_j = vertex j's positions over all frames (3F numbers, frame-major) and μ
- * the mean trajectory. Sketch Y = U Ω (Ω: 3F × BS Gaussian, fixed seed),
- * orthonormalise it against the basis so far (classical Gram–Schmidt, twice)
- * and by QR, Q ← [Q, Q_new]; Z = Uᵀ Q (3F × k). Q Qᵀ U is the orthogonal
- * projection of U on range(Q), so what it misses is exactly
- *     ‖U − Q Qᵀ U‖² = ‖U‖² − ‖Z‖²_F,
- * computed, not estimated. Grow until that is ≤ tol · ‖U‖², then truncate the
- * SVD Z = V Σ Wᵀ to the smallest r with ‖U‖² − Σ_{l≤r} σ_l² ≤ tol · ‖U‖²:
- *     Û = Q W_r Σ_r V_rᵀ,   coords = Q W_r Σ_r (N × r),   rows = V_rᵀ (r × 3F),
- * again an orthogonal projection (Û = P_Q U P_V), so ‖U − Û‖² is the figure
- * above. Every product of the alternation with the trajectories then runs in
- * r columns (weights.c; docs/decompose.md "Reduced frame space"). When the
- * tolerance is not met by k ≤ SKIP_FRACTION · 3F columns the reduction is
- * skipped (it would not pay). Deterministic: a fixed seed, single-threaded
- * BLAS inside fixed vertex blocks, partition sums in a fixed order — the same
- * bits at any thread count.
+ * the mean trajectory. Sketch Y = U Ω (Ω: 3F × BS Gaussian, fixed seed); the
+ * Householder QR of [Y_1 … Y_m] is extended block by block, Q its first k
+ * columns. A new block, rotated by the old reflectors, has (I − QQᵀ)UΩ below
+ * row k, whose energy / BS is an unbiased estimate of ‖U − QQᵀU‖² (Gaussian
+ * ω: E‖Mω‖² = ‖M‖²_F). Grow until it is ≤ SAFETY · tol · ‖U‖², then keep
+ * the smallest r of the eigen-directions W of ZᵀZ (Z = UᵀQ, k × k Gram)
+ * with estimate + Σ_{l>r} λ_l ≤ tol · ‖U‖²:
+ *     Û = (Q W_r)(W_rᵀ Zᵀ),  coords = Q W_r (N × r),  rows = W_rᵀ Zᵀ (r × 3F),
+ * the orthogonal projection of U on the span of Q W_r, so ‖U − Û‖² =
+ * ‖U‖² − ‖Û‖² is what is discarded. Every product of the alternation with
+ * the trajectories then runs in r + 1 columns (weights.c; docs/decompose.md
+ * "Reduced frame space"). When the estimate is not met by k ≤ SKIP_FRACTION
+ * · 3F columns the reduction is skipped (it would not pay). Deterministic: a
+ * fixed seed, single-threaded BLAS inside fixed vertex partitions, partition
+ * sums in a fixed order — the same bits at any thread count.
  */
 #include "decompose_internal.h"
 
