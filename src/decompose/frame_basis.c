@@ -4,17 +4,17 @@
  * N. Halko, P.-G. Martinsson and J. A. Tropp, "Finding structure with
  * randomness: probabilistic algorithms for constructing approximate matrix
  * decompositions", SIAM Review 53(2), 2011: the adaptive randomized range
- * finder (section 4.4, Algorithm 4.2, here in blocks of BS Gaussian test
+ * finder (section 4.4, Algorithm 4.2, here in blocks of BS random sign test
  * vectors, its a posteriori error estimate from fresh samples, section 4.3)
  * followed by a truncation of the small projected matrix (section 5.1).
  *
  * U is the N × 3F matrix of centred trajectories, row j = (u_j − μ) with
  * u_j = vertex j's positions over all frames (3F numbers, frame-major) and μ
- * the mean trajectory. Sketch Y = U Ω (Ω: 3F × BS Gaussian, fixed seed); the
+ * the mean trajectory. Sketch Y = U Ω (Ω: 3F × BS random signs, fixed seed); the
  * Householder QR of [Y_1 … Y_m] is extended block by block, Q its first k
  * columns. A new block, rotated by the old reflectors, has (I − QQᵀ)UΩ below
- * row k, whose energy / BS is an unbiased estimate of ‖U − QQᵀU‖² (Gaussian
- * ω: E‖Mω‖² = ‖M‖²_F). Grow until it is ≤ SAFETY · tol · ‖U‖², then keep
+ * row k, whose energy / BS is an unbiased estimate of ‖U − QQᵀU‖² (E[ωωᵀ]
+ * = I: E‖Mω‖² = ‖M‖²_F). Grow until it is ≤ SAFETY · tol · ‖U‖², then keep
  * the smallest r of the eigen-directions W of ZᵀZ (Z = UᵀQ, k × k Gram)
  * with estimate + Σ_{l>r} λ_l ≤ tol · ‖U‖²:
  *     Û = (Q W_r)(W_rᵀ Zᵀ),  coords = Q W_r (N × r),  rows = W_rᵀ Zᵀ (r × 3F),
@@ -33,14 +33,17 @@
 #include <math.h>
 #include <string.h>
 
-#define BS 16              /* Gaussian test vectors per growth step */
+#define BS 16              /* test vectors per growth step */
 #define VB 32              /* vertices per block of a pass over the trajectories */
 #define NPART 16           /* fixed partitions of the blocks for Z's sums */
 #define SKIP_FRACTION 0.6  /* no reduction unless k ≤ this fraction of 3F */
 #define MATERIALISE_MAX ((size_t)4 << 20) /* doubles (32 MiB): U kept whole up to this size */
 #define SAFETY 0.5         /* the sampled estimate must be below this share of the tolerance */
 
-/* splitmix64 (a fixed sequence) and Box–Muller: the test matrix Ω. */
+/* splitmix64 (a fixed sequence): the test matrix Ω, random signs ±1. Any
+ * independent entries of mean 0 and variance 1 give E[ωωᵀ] = I, all the
+ * estimate below needs (E‖Mω‖² = ‖M‖²_F; signs have a smaller variance of
+ * it than Gaussians); Gaussians cost a logarithm and a sine per entry. */
 static uint64_t next_u64(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -49,15 +52,12 @@ static uint64_t next_u64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static void gaussian(uint64_t *s, size_t n, double *out)
+static void test_matrix(uint64_t *s, size_t n, double *out)
 {
-    for (size_t i = 0; i < n; i += 2) {
-        double u1 = ((double)(next_u64(s) >> 11) + 0.5) * 0x1p-53;
-        double u2 = (double)(next_u64(s) >> 11) * 0x1p-53;
-        double rad = sqrt(-2 * log(u1)), ang = 6.283185307179586 * u2;
-        out[i] = rad * cos(ang);
-        if (i + 1 < n)
-            out[i + 1] = rad * sin(ang);
+    for (size_t i = 0; i < n; i += 64) {
+        uint64_t bits = next_u64(s);
+        for (size_t b = 0; b < 64 && i + b < n; ++b)
+            out[i + b] = (bits >> b) & 1 ? 1.0 : -1.0;
     }
 }
 
@@ -103,8 +103,6 @@ static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um
             if (!ub && !Um)
                 continue;
             double q = 0, *zo = qn ? zp + (size_t)p * F3 * bq : NULL;
-            if (zo)
-                memset(zo, 0, F3 * bq * sizeof *zo);
             size_t b0 = (size_t)p * NBk / NP, b1 = ((size_t)p + 1) * NBk / NP;
             /* materialised: the partition's rows as one block */
             for (size_t b = b0; b < b1; b = Um ? b1 : b + 1) {
@@ -118,7 +116,7 @@ static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um
                         q += u[e] * u[e];
                 if (zo) /* qn's rows s0.. as row-major bq × ns (ld N) */
                     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bq, (int)F3, (int)ns, 1.0,
-                                qn + s0, (int)N, u, (int)F3, 1.0, zo, (int)F3);
+                                qn + s0, (int)N, u, (int)F3, b > b0 ? 1.0 : 0.0, zo, (int)F3);
                 if (om) /* column-major N × bo = row-major bo × N: Yᵀ = omᵀ Uᵀ */
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bo, (int)ns, (int)F3, 1.0, om,
                                 (int)bo, u, (int)F3, 0.0, Y + s0, (int)N);
@@ -182,7 +180,7 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
-    gaussian(&seed, F3 * bs, om);
+    test_matrix(&seed, F3 * bs, om);
     if (!pass(c, mu, Um, NP, eng, NULL, 0, NULL, om, bs, A)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
@@ -199,10 +197,10 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
          * keeps Q orthonormal to rounding even where the sketch has reached
          * the data's rank (Gram–Schmidt against the old basis does not:
          * 1e-3 measured). Below row k the rotated block is (I − QQᵀ) U Ω in
-         * the complement's coordinates: for Gaussian ω, E‖(I − QQᵀ)Uω‖² =
+         * the complement's coordinates: for E[ωωᵀ] = I, E‖(I − QQᵀ)Uω‖² =
          * ‖(I − QQᵀ)U‖²_F, so its energy / bs estimates what Q misses —
          * without the cancellation of ‖U‖² − ‖QᵀU‖² (whose rounding,
-         * ~1e-14 of ‖U‖², is the size of the tolerance). Stop when the
+         * ~1e-14 of ‖U‖², exceeds the tolerance). Stop when the
          * estimate is below SAFETY · tol · ‖U‖²; those samples are then not
          * needed in the basis. */
         double *Y = A + k * N;
@@ -247,7 +245,7 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         }
         A = An;
         if (bn)
-            gaussian(&seed, F3 * bn, om);
+            test_matrix(&seed, F3 * bn, om);
         if (!pass(c, mu, Um, NP, NULL, qn, bs, zp, bn ? om : NULL, bn, A + kn * N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
