@@ -51,14 +51,23 @@ static void region_cpu(double mine, double *sum, double *max)
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
  * list[n..] the bones that weigh on vertex j, on its seam twins or on its
  * mesh neighbours in the previous weights (old_wb, old_w), each bone once
- * per stamp. Returns the new count. */
+ * per stamp. Returns the new count. With list2 (not NULL), the same bones
+ * are also appended to list2[*n2..] once per stamp2 (mark2): the block's
+ * union and its vertex group's list from one walk, in the same orders as
+ * two walks. */
 static size_t gather_candidates(const skfi_decompose_ctx *c, size_t B, size_t C, size_t K, size_t j,
                                 const uint32_t *old_wb, const double *old_w, uint32_t *mark,
-                                uint32_t stamp, size_t *list, size_t n)
+                                uint32_t stamp, size_t *list, size_t n, uint32_t *mark2,
+                                uint32_t stamp2, size_t *list2, size_t *n2)
 {
     if (B <= C || !c->adj_off || !old_wb) {
-        for (size_t i = 0; i < B; ++i)
+        for (size_t i = 0; i < B; ++i) {
             list[i] = i;
+            if (list2)
+                list2[i] = i;
+        }
+        if (list2)
+            *n2 = B;
         return B;
     }
     size_t r = c->rep[j];
@@ -72,6 +81,10 @@ static size_t gather_candidates(const skfi_decompose_ctx *c, size_t B, size_t C,
             if (mark[b] != stamp) {
                 mark[b] = stamp;
                 list[n++] = b;
+            }
+            if (list2 && mark2[b] != stamp2) {
+                mark2[b] = stamp2;
+                list2[(*n2)++] = b;
             }
         }
     }
@@ -257,7 +270,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         double *H = skf_malloc_array(SB * B4, sizeof *H);
         double *Am = moments ? skf_malloc_array(SB * B4, sizeof *Am) : NULL;
         size_t *list = skf_malloc_array(B, sizeof *list);
-        size_t *own = skf_malloc_array(B, sizeof *own);
+        /* the groups' candidate lists of a block: group g at own + g*B */
+        size_t *own = skf_malloc_array((SB / VB) * B, sizeof *own), gcnt[SB / VB];
         size_t *pos = skf_malloc_array(B, sizeof *pos);
         uint32_t *mark = skf_calloc(B, sizeof *mark);
         uint32_t *mark2 = skf_calloc(B, sizeof *mark2);
@@ -291,8 +305,17 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
              * them in one product: H (ns × 4nl) = ublk · Tall[:, list]. */
             size_t nl = 0;
             uint32_t stamp = (uint32_t)sbk + 1;
-            for (size_t v = 0; v < ns; ++v)
-                nl = gather_candidates(c, B, C, K, s0 + v, old_wb, old_w, mark, stamp, list, nl);
+            for (size_t v = 0; v < ns; ++v) {
+                /* the candidates of the group of VB consecutive vertices
+                 * that v is in (a subset of the block's union; fixed by
+                 * index), from the same walk */
+                if (v % VB == 0) {
+                    ++stamp2;
+                    gcnt[v / VB] = 0;
+                }
+                nl = gather_candidates(c, B, C, K, s0 + v, old_wb, old_w, mark, stamp, list, nl, mark2,
+                                       stamp2, own + (v / VB) * B, &gcnt[v / VB]);
+            }
             for (size_t l = 0; l < nl; ++l)
                 pos[list[l]] = l;
             size_t n4 = 4 * nl;
@@ -303,22 +326,19 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ns, (int)n4, (int)D, 1.0,
                         ub, (int)D, Tg, (int)n4, 0.0, H, (int)n4);
           size_t no = 0;
+          const size_t *gown = own;
           for (size_t vv = 0; vv < ns; ++vv) {
             size_t j = s0 + vv;
             const double *v = c->rest + 3 * j;
             double vt[4] = {v[0], v[1], v[2], 1};
             const double m10[10] = {v[0] * v[0], v[0] * v[1], v[0] * v[2], v[0], v[1] * v[1],
                                     v[1] * v[2], v[1], v[2] * v[2], v[2], 1};
-            /* the candidates of the group of VB consecutive vertices that j
-             * is in (a subset of the block's union; fixed by index) */
             if (vv % VB == 0) {
-                no = 0;
-                ++stamp2;
-                for (size_t g = vv; g < vv + VB && g < ns; ++g)
-                    no = gather_candidates(c, B, C, K, s0 + g, old_wb, old_w, mark2, stamp2, own, no);
+                no = gcnt[vv / VB];
+                gown = own + (vv / VB) * B;
             }
             for (size_t l = 0; l < no; ++l) {
-                size_t i = own[l];
+                size_t i = gown[l];
                 /* c_i = Σ_f (T_fi ṽ)·u_fj = Σ_p ṽ_p h_ip */
                 const double *h = H + vv * n4 + 4 * pos[i], *k4 = kv + 4 * i;
                 cb[l] = (h[0] + k4[0]) * vt[0] + (h[1] + k4[1]) * vt[1] +
@@ -343,7 +363,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             }
             double cval[MAX_CAND];
             for (size_t a = 0; a < nc; ++a) {
-                cand[a] = own[cpos[a]];
+                cand[a] = gown[cpos[a]];
                 cval[a] = cb[cpos[a]];
             }
             double Q[MAX_CAND * MAX_CAND], cc[MAX_CAND], x[MAX_CAND];
