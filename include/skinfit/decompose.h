@@ -141,7 +141,8 @@ typedef struct skf_decomposition {
     bool frame_reduced;       /* the alternation ran in a reduced frame space (rank_tolerance) */
     size_t frame_rank;        /* its rank r (0 when not reduced) */
     size_t frame_sketch;      /* columns of the randomized sketch that found it (≥ r) */
-    double frame_discarded;   /* its discarded energy relative to Σ_j ‖u_j − μ‖² */
+    double frame_discarded;   /* its discarded energy relative to Σ_j ‖u_j − μ‖² (the part
+                                 outside the sketch estimated from 16 random samples) */
     double seconds_basis;     /* wall time finding it (0 when off) */
     skf_decompose_metrics metrics;     /* without shapes (of the skeletal result with a
                                           skeleton) */
