@@ -25,6 +25,28 @@ void skf_decomposition_free(skf_decomposition *d)
     skf_free(d);
 }
 
+/* p = Σ_k w_k (R_k v + t_k) over vertex j's non-zero slots, in slot order; the
+ * sums in locals (the compiler cannot keep p[] in registers across the
+ * stores of a caller's buffer), the same operations in the same order as
+ * p[r] += w·(T[r] v0 + T[3+r] v1 + T[6+r] v2 + T[9+r]). */
+static inline void skin_vertex(const double *T0, const uint32_t *wb, const double *w, size_t K,
+                               double v0, double v1, double v2, double p[3])
+{
+    double p0 = 0, p1 = 0, p2 = 0;
+    for (size_t k = 0; k < K; ++k) {
+        double wk = w[k];
+        if (wk == 0)
+            continue;
+        const double *T = T0 + (size_t)wb[k] * 12;
+        p0 += wk * (T[0] * v0 + T[3] * v1 + T[6] * v2 + T[9]);
+        p1 += wk * (T[1] * v0 + T[4] * v1 + T[7] * v2 + T[10]);
+        p2 += wk * (T[2] * v0 + T[5] * v1 + T[8] * v2 + T[11]);
+    }
+    p[0] = p0;
+    p[1] = p1;
+    p[2] = p2;
+}
+
 void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_shapes, double *out)
 {
     size_t N = d->vertex_count, K = d->max_influences, B = d->bone_count, M = d->shape_count;
@@ -39,16 +61,7 @@ void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_sha
                 v[1] += cm * s[1];
                 v[2] += cm * s[2];
             }
-        double p[3] = {0, 0, 0};
-        for (size_t k = 0; k < K; ++k) {
-            double wk = d->weight[j * K + k];
-            if (wk == 0)
-                continue;
-            const double *T = T0 + d->weight_bone[j * K + k] * 12;
-            for (int r = 0; r < 3; ++r)
-                p[r] += wk * (T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r]);
-        }
-        memcpy(out + 3 * j, p, sizeof p);
+        skin_vertex(T0, d->weight_bone + j * K, d->weight + j * K, K, v[0], v[1], v[2], out + 3 * j);
     }
 }
 
@@ -80,23 +93,40 @@ void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition
     long long F = (long long)c->F;
     /* per-frame sums added in frame order: the same bits at any thread count */
     double *fsum = skf_calloc(c->F, sizeof *fsum);
+    const bool shapes = with_shapes && d->shape_count && d->shapes;
 #pragma omp parallel reduction(max : mx)
     {
-        double *buf = skf_malloc_array(3 * N, sizeof *buf);
+        double *buf = shapes ? skf_malloc_array(3 * N, sizeof *buf) : NULL;
 #pragma omp for schedule(static)
         for (long long f = 0; f < F; ++f) {
-            if (!buf || !fsum)
+            if (!fsum || (shapes && !buf))
                 continue;
-            skf_decomposition_frame(d, (size_t)f, with_shapes, buf);
             const double *u = c->frames + (size_t)f * N * 3;
             double s = 0;
-            for (size_t k = 0; k < N; ++k) {
-                double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
-                       dz = u[3 * k + 2] - buf[3 * k + 2];
-                double d2 = dx * dx + dy * dy + dz * dz;
-                s += d2;
-                if (d2 > mx)
-                    mx = d2;
+            if (shapes) {
+                skf_decomposition_frame(d, (size_t)f, true, buf);
+                for (size_t k = 0; k < N; ++k) {
+                    double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
+                           dz = u[3 * k + 2] - buf[3 * k + 2];
+                    double d2 = dx * dx + dy * dy + dz * dz;
+                    s += d2;
+                    if (d2 > mx)
+                        mx = d2;
+                }
+            } else {
+                /* no shapes: each vertex skinned and compared in one go */
+                const double *T0 = d->transforms + (size_t)f * d->bone_count * 12;
+                const size_t K = d->max_influences;
+                for (size_t k = 0; k < N; ++k) {
+                    const double *v = d->rest + 3 * k;
+                    double p[3];
+                    skin_vertex(T0, d->weight_bone + k * K, d->weight + k * K, K, v[0], v[1], v[2], p);
+                    double dx = u[3 * k] - p[0], dy = u[3 * k + 1] - p[1], dz = u[3 * k + 2] - p[2];
+                    double d2 = dx * dx + dy * dy + dz * dz;
+                    s += d2;
+                    if (d2 > mx)
+                        mx = d2;
+                }
             }
             fsum[f] = s;
         }
