@@ -56,7 +56,7 @@ void skf_horn_rotation(const double H[9], double R[9])
 }
 
 /* 3×3 determinant of rows r0, r1, r2 and columns c0, c1, c2 of a 4×4. */
-static double minor3(const double A[16], int r0, int r1, int r2, int c0, int c1, int c2)
+static inline double minor3(const double A[16], int r0, int r1, int r2, int c0, int c1, int c2)
 {
 #define X(r, c) A[(r) * 4 + (c)]
     return X(r0, c0) * (X(r1, c1) * X(r2, c2) - X(r1, c2) * X(r2, c1)) -
@@ -65,16 +65,14 @@ static double minor3(const double A[16], int r0, int r1, int r2, int c0, int c1,
 #undef X
 }
 
-/* Cofactor (r, c) of a 4×4: (−1)^{r+c} times the minor without row r and column c. */
-static double cofactor4(const double A[16], int r, int c)
+/* The three indices of 0..3 other than k, ascending. */
+static const int others3[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+
+/* Cofactor (r, c) of a 4×4: (−1)^{r+c} times the minor without row r and
+ * column c. Inline: with constant r, c the indices fold away. */
+static inline double cofactor4(const double A[16], int r, int c)
 {
-    int rr[3], cc[3], nr = 0, nc = 0;
-    for (int k = 0; k < 4; ++k) {
-        if (k != r)
-            rr[nr++] = k;
-        if (k != c)
-            cc[nc++] = k;
-    }
+    const int *rr = others3[r], *cc = others3[c];
     double m = minor3(A, rr[0], rr[1], rr[2], cc[0], cc[1], cc[2]);
     return (r + c) % 2 ? -m : m;
 }
@@ -122,8 +120,11 @@ void skf_horn_rotation_fast(const double H[9], double R[9])
         A[k * 5] -= lam;
     double diag[4], tr = 0;
     int best = 0;
+    diag[0] = cofactor4(A, 0, 0);
+    diag[1] = cofactor4(A, 1, 1);
+    diag[2] = cofactor4(A, 2, 2);
+    diag[3] = cofactor4(A, 3, 3);
     for (int k = 0; k < 4; ++k) {
-        diag[k] = cofactor4(A, k, k);
         tr += diag[k];
         if (fabs(diag[k]) > fabs(diag[best]))
             best = k;
