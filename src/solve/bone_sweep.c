@@ -21,22 +21,28 @@
 #include <math.h>
 #include <string.h>
 
+/* f(T) − const = ⟨T M, T⟩ − 2 ⟨T, Q⟩, summed entry by entry (column c, row r). */
 static double local_f(const double *T, const double *M, const double *Q)
 {
+    double P[3][4];
+    skfi_solve_TM(T, M, P);
     double e = 0;
     for (int c = 0; c < 4; ++c)
-        for (int r = 0; r < 3; ++r) {
-            double tm = T[r] * M[c] + T[3 + r] * M[4 + c] + T[6 + r] * M[8 + c] + T[9 + r] * M[12 + c];
-            e += (tm - 2 * Q[c * 3 + r]) * T[c * 3 + r];
-        }
+        for (int r = 0; r < 3; ++r)
+            e += (P[r][c] - 2 * Q[c * 3 + r]) * T[c * 3 + r];
     return e;
 }
 
 /* One bone: returns the decrease of E (≥ 0 up to rounding). */
 static double update_bone(const skf_solver *s, const skfi_solve_ws *ws, double *T, size_t i)
 {
-    double Q[12];
-    memcpy(Q, ws->C + 12 * i, sizeof Q);
+    /* Q = C_i − Σ_{k≠i} T_k M_ki, held by rows (Qr[r][c] = Q entry [c*3 + r])
+     * so each neighbour's product is subtracted along rows of M */
+    double Qr[3][4];
+    const double *Ci = ws->C + 12 * i;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c)
+            Qr[r][c] = Ci[c * 3 + r];
     const double *Mii = NULL;
     for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
         size_t k = s->nb_bone[at];
@@ -45,12 +51,16 @@ static double update_bone(const skf_solver *s, const skfi_solve_ws *ws, double *
             Mii = M;
             continue;
         }
-        const double *Tk = T + 12 * k;
-        for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 3; ++r)
-                Q[c * 3 + r] -= Tk[r] * M[c] + Tk[3 + r] * M[4 + c] + Tk[6 + r] * M[8 + c] +
-                                Tk[9 + r] * M[12 + c];
+        double P[3][4];
+        skfi_solve_TM(T + 12 * k, M, P);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 4; ++c)
+                Qr[r][c] -= P[r][c];
     }
+    double Q[12];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c)
+            Q[c * 3 + r] = Qr[r][c];
     const double mu = Mii[15];
     const double m[3] = {Mii[3], Mii[7], Mii[11]};
     double H[9], Tn[12];

@@ -103,6 +103,20 @@ struct skf_solver {
     skfi_solve_ws ws;       /* scratch of skf_solver_frame */
 };
 
+/* P = T M for a 3×4 column-major T and a symmetric 4×4 M (row-major), row by
+ * row: P[r][c] = T[r] M[c] + T[3+r] M[4+c] + T[6+r] M[8+c] + T[9+r] M[12+c],
+ * summed in that order (the energy, the sweeps' Q and their local f all use
+ * these products). Rows of P run along rows of M, so the compiler pairs the
+ * c's into SIMD lanes without changing a single operation. */
+static inline void skfi_solve_TM(const double *T, const double *M, double P[3][4])
+{
+    for (int r = 0; r < 3; ++r) {
+        const double a = T[r], b = T[3 + r], c2 = T[6 + r], d = T[9 + r];
+        for (int c = 0; c < 4; ++c)
+            P[r][c] = a * M[c] + b * M[4 + c] + c2 * M[8 + c] + d * M[12 + c];
+    }
+}
+
 /* moments.c */
 skf_status skfi_solve_moments(skf_solver *s, skf_error *err);
 /* Per-frame pass: ws->C, ws->U from target [3N]. */
