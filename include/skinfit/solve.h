@@ -97,6 +97,10 @@ typedef struct skf_solve_options {
                               which saves one direct pass over the vertices per frame; the
                               moment-form stats->energy is still exact up to rounding (decompose
                               sums it over frames for its stopping rule) */
+    bool skip_start_energy; /* true: with start SKF_SOLVE_START_WARM, stats->energy_start is not
+                              computed (NaN): the warm start is taken as it is, so its energy
+                              decides nothing (decompose: one moment-form energy per frame,
+                              not two) */
     const skf_limits *limits; /* skf_solver_new's cap bones (base.h "per-call limits"; default
                               2048: the affine start's memory grows with bones²); NULL, or the
                               value 0: the process-wide value */

@@ -84,7 +84,8 @@ static void joint_positions(skf_decomposition *d, const uint32_t *labels)
 /* The transform step's solver options (the alternation and the final
  * polish): warm-started bone sweeps, at most 5 per frame (the alternation
  * needs descent, not a converged frame), the energy from the moment form (no
- * residual pass), Horn fits by the characteristic polynomial. */
+ * residual pass) and only at the end (the warm start's is not needed), Horn
+ * fits by the characteristic polynomial. */
 static skf_solve_options sweep_options(const skf_decompose_options *opt)
 {
     skf_solve_options so;
@@ -94,6 +95,7 @@ static skf_solve_options sweep_options(const skf_decompose_options *opt)
     so.method = SKF_SOLVE_METHOD_SWEEPS;
     so.threads = opt->threads;
     so.skip_residual = true;
+    so.skip_start_energy = true;
     so.fast_rotation = true;
     so.limits = opt->limits;
     return so;

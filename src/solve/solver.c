@@ -357,7 +357,9 @@ static bool solve_one(const skf_solver *s, skfi_solve_ws *ws, const double *targ
         return false;
     skfi_solve_to_centred(s, T, s->B, false);
     double e_warm = HUGE_VAL;
-    if (mode != SKF_SOLVE_START_AFFINE)
+    if (mode == SKF_SOLVE_START_WARM && s->opt.skip_start_energy)
+        e_warm = NAN; /* stats only: the warm start is kept whatever it is */
+    else if (mode != SKF_SOLVE_START_AFFINE)
         e_warm = skfi_solve_energy(s, ws, T);
     if (mode != SKF_SOLVE_START_WARM) {
         skfi_solve_affine_start(s, ws, T);

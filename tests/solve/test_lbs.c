@@ -268,6 +268,40 @@ static void test_clip_determinism(void)
                worst, sm[0].residual);
         CHECK(worst < 1e-10);
         CHECK(isnan(sm[0].residual) && sm[0].energy >= 0);
+        /* skip_start_energy with warm starts: the same transforms and final
+         * energies bit for bit, energy_start not computed (NaN) */
+        {
+            skf_solve_options o2 = {0};
+            o2.threads = 2;
+            o2.start = SKF_SOLVE_START_WARM;
+            skf_solver *sw = NULL, *sk = NULL;
+            CHECK(skf_solver_new(&rig, &o2, &sw, &err) == SKF_OK);
+            o2.skip_start_energy = true;
+            CHECK(skf_solver_new(&rig, &o2, &sk, &err) == SKF_OK);
+            double *Tw = malloc(F * B * 12 * sizeof *Tw), *Tk = malloc(F * B * 12 * sizeof *Tk);
+            skf_solve_stats *sw_st = malloc(F * sizeof *sw_st), *sk_st = malloc(F * sizeof *sk_st);
+            memcpy(Tw, Ta, F * B * 12 * sizeof *Ta);
+            memcpy(Tk, Ta, F * B * 12 * sizeof *Ta);
+            CHECK(skf_solver_frames_moments(sw, F, mom, sq, Tw, sw_st, &err) == SKF_OK);
+            CHECK(skf_solver_frames_moments(sk, F, mom, sq, Tk, sk_st, &err) == SKF_OK);
+            bool same_T = memcmp(Tw, Tk, F * B * 12 * sizeof *Tw) == 0, same_E = true,
+                 nan_start = true, finite_start = true;
+            for (size_t f = 0; f < F; ++f) {
+                same_E &= sw_st[f].energy == sk_st[f].energy && sw_st[f].sweeps == sk_st[f].sweeps;
+                nan_start &= isnan(sk_st[f].energy_start) != 0;
+                finite_start &= isfinite(sw_st[f].energy_start) != 0;
+            }
+            printf("skip_start_energy: same transforms %d, same energies and sweeps %d, "
+                   "energy_start NaN %d (computed without the flag %d)\n", same_T, same_E,
+                   nan_start, finite_start);
+            CHECK(same_T && same_E && nan_start && finite_start);
+            free(Tw);
+            free(Tk);
+            free(sw_st);
+            free(sk_st);
+            skf_solver_free(sw);
+            skf_solver_free(sk);
+        }
         /* a non-finite moment names the frame */
         mom[(3 * B + 1) * 12 + 4] = NAN;
         CHECK(skf_solver_frames_moments(s, F, mom, sq, Tc, NULL, &err) == SKF_ERR_FORMAT);
