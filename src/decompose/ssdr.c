@@ -184,6 +184,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     skfi_anderson aa;
     memset(&aa, 0, sizeof aa);
     double *best_T = NULL, *best_w = NULL, *hist = NULL, *moments = NULL, *sq = NULL, *x_in = NULL;
+    double *best_moments = NULL;
     double centre[3] = {0, 0, 0};
     skf_solve_stats *fstats = NULL;
     uint32_t *best_b = NULL;
@@ -284,9 +285,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     hist = skf_malloc_array(iters + 1, sizeof *hist);
     fstats = skf_malloc_array(F, sizeof *fstats);
     moments = skf_malloc_array(F * B * 12, sizeof *moments);
+    best_moments = skf_malloc_array(F * B * 12, sizeof *best_moments);
     sq = skf_malloc_array(F, sizeof *sq);
     if (!d->weight_bone || !d->weight || !d->joint_rest || !best_T || !best_w || !best_b || !hist ||
-        !fstats || !moments || !sq) {
+        !fstats || !moments || !best_moments || !sq) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
         goto done;
     }
@@ -400,6 +402,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                 memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
                 memcpy(best_w, d->weight, N * K * sizeof *best_w);
                 memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
+                memcpy(best_moments, moments, F * B * 12 * sizeof *best_moments);
             }
             if (x_in && !aa_on) {
                 double prev = hist[it];
@@ -446,7 +449,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         /* Polish the best iterate's transforms with full sweeps (the solver's
          * own tolerance, at most 5): the alternation's sweeps stopped early
          * (SWEEP_TOL), and --skeleton's joints are read off these transforms.
-         * Sweeps never raise the energy. */
+         * Sweeps never raise the energy. The frames' moments of the best
+         * weights are those its weight pass summed (kept with it): no pass
+         * over the animation. The clustering's start (best_iteration 0) has
+         * none and reads the frames. */
         skfi_decompose_to_csr(d, offsets, cbone, cweight);
         skf_solve_rig rig = {.vertex_count = N, .rest = rest, .offsets = offsets,
                              .bone = cbone, .weight = cweight, .bone_count = B};
@@ -454,7 +460,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         skf_solver *polish = NULL;
         if ((st = skf_solver_new(&rig, &so, &polish, err)))
             goto done;
-        st = skf_solver_frames(polish, F, frames, d->transforms, fstats, err);
+        if (d->best_iteration > 0)
+            st = skf_solver_frames_moments(polish, F, best_moments, sq, d->transforms, fstats, err);
+        else
+            st = skf_solver_frames(polish, F, frames, d->transforms, fstats, err);
         skf_solver_free(polish);
         if (st)
             goto done;
@@ -509,6 +518,7 @@ done:
     skf_free(hist);
     skf_free(fstats);
     skf_free(moments);
+    skf_free(best_moments);
     skf_free(sq);
     skf_free(arena.mem);
     skfi_frame_basis_free(&fbasis);
