@@ -65,18 +65,22 @@ void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_sha
     }
 }
 
+/* ‖a − b‖² of one point added to *sum, and the largest kept in *mx. */
+static inline void add_error(const double *a, const double *b, double *sum, double *mx)
+{
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    double d2 = dx * dx + dy * dy + dz * dz;
+    *sum += d2;
+    if (d2 > *mx)
+        *mx = d2;
+}
+
 void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b, double diagonal,
                            skf_decompose_metrics *m)
 {
     double sum = 0, mx = 0;
-    for (size_t k = 0; k < N * F; ++k) {
-        double dx = a[3 * k] - b[3 * k], dy = a[3 * k + 1] - b[3 * k + 1],
-               dz = a[3 * k + 2] - b[3 * k + 2];
-        double d2 = dx * dx + dy * dy + dz * dz;
-        sum += d2;
-        if (d2 > mx)
-            mx = d2;
-    }
+    for (size_t k = 0; k < N * F; ++k)
+        add_error(a + 3 * k, b + 3 * k, &sum, &mx);
     double nf = (double)N * (double)F;
     m->diagonal = diagonal;
     m->rms = nf > 0 ? sqrt(sum / nf) : 0;
@@ -105,14 +109,8 @@ void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition
             double s = 0;
             if (shapes) {
                 skf_decomposition_frame(d, (size_t)f, true, buf);
-                for (size_t k = 0; k < N; ++k) {
-                    double dx = u[3 * k] - buf[3 * k], dy = u[3 * k + 1] - buf[3 * k + 1],
-                           dz = u[3 * k + 2] - buf[3 * k + 2];
-                    double d2 = dx * dx + dy * dy + dz * dz;
-                    s += d2;
-                    if (d2 > mx)
-                        mx = d2;
-                }
+                for (size_t k = 0; k < N; ++k)
+                    add_error(u + 3 * k, buf + 3 * k, &s, &mx);
             } else {
                 /* no shapes: each vertex skinned and compared in one go */
                 const double *T0 = d->transforms + (size_t)f * d->bone_count * 12;
@@ -121,11 +119,7 @@ void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition
                     const double *v = d->rest + 3 * k;
                     double p[3];
                     skin_vertex(T0, d->weight_bone + k * K, d->weight + k * K, K, v[0], v[1], v[2], p);
-                    double dx = u[3 * k] - p[0], dy = u[3 * k + 1] - p[1], dz = u[3 * k + 2] - p[2];
-                    double d2 = dx * dx + dy * dy + dz * dz;
-                    s += d2;
-                    if (d2 > mx)
-                        mx = d2;
+                    add_error(u + 3 * k, p, &s, &mx);
                 }
             }
             fsum[f] = s;
