@@ -46,7 +46,10 @@
  * − G_i b_i], p_i = p_parent + G_parent (b_i − b_parent)), started from the
  * flat transforms. The joint positions are unknowns of the constrained
  * problem too (Le & Deng alternate weights, joints and transforms): given
- * the rotations and weights the energy is quadratic in b (refine_joints), so
+ * the rotations and weights the energy is quadratic in b (refine_joints;
+ * along a direction the relative rotations leave undetermined, a hinge's
+ * axis, a prior pulls b to the centroid of the vertices the bone shares with
+ * its parent — ours: Le & Deng regularise the weights instead), so
  * each pass alternates the exact joint step with the constrained transforms,
  * up to JOINT_ALTERNATIONS times or until the energy falls by less than
  * JOINT_TOL; a first pass with the flat weights, then `rounds` passes each
@@ -70,9 +73,10 @@
 /* a bone with less weight than this (Σ_j w_ij, in vertices) gets its joints
  * at the shared centroid: a rigid motion needs three points */
 #define JOINT_MIN_MASS 3.0
-/* the same for the joint step (refine_joints): stricter, because it couples
- * every joint and so gathers the model's misfit along weak directions (at
- * 1e-2, 30 rounds moved the Walk's Spine3-Neck1 joint 3.7 % of the diagonal
+/* the same for the joint step (refine_joints), whose weak directions are
+ * pulled to the prior: stricter, because it couples every joint and so
+ * gathers the model's misfit along weak directions (at 1e-2, without the
+ * prior, 30 rounds moved the Walk's Spine3-Neck1 joint 3.7 % of the diagonal
  * along the neck's hinge axis, off the body's mid-plane; at 0.05 it stayed
  * within 1.8 %) */
 #define REFINE_WEAK 0.05
@@ -237,12 +241,21 @@ static double constrained(const skfi_decompose_ctx *c, const skf_solver *solver,
  * over the vertices (W̃_jk = W_jk − W̄_k), and the normal equations for
  * the update δb are H δb = −g with
  *     H_kl = (Σ_j W̃_jk W̃_jl) Σ_f D_fkᵀ D_fl,   g_k = Σ_f D_fkᵀ Σ_j W̃_jk r_fj,
- * r_fj the current residual. As in pair_joint, only the directions the
- * motion determines are free: δb_k = V_k c_k with V_k the eigenvectors of
- * Σ_f D_fkᵀ D_fk with eigenvalue above JOINT_WEAK · the largest (a hinge's
- * axis keeps its coordinate). Bones in `fixed` (light) keep theirs too. T
- * [F*B*12] in/out (translations updated, rotations kept), b [3B] in/out.
- * Lowers E by construction (it is the exact minimiser over c and τ). */
+ * r_fj the current residual. Along a direction the motion does not
+ * determine (an eigenvector v of Σ_f D_fkᵀ D_fk with eigenvalue at most
+ * REFINE_WEAK · the largest σ_0: a hinge's axis) E barely changes, so the
+ * step adds the prior μ (vᵀ(b_k − m_k))², m_k the centroid of the vertices
+ * bone k shares with its parent in the current weights (Σ_j w_kj w_pj v_j /
+ * Σ_j w_kj w_pj, the pair joints' m_ab) and μ = (Σ_j W̃_jk²) σ_0, the
+ * stiffness of the best-determined direction: b_k follows the weights'
+ * boundary along the axis instead of keeping a coordinate the weights have
+ * left (the Walk's Spine3-FrontUpperLeg_R joint sat 4.5 % of the diagonal
+ * off along the front legs' common lateral axis; over 60 rounds the Trot's
+ * left-shoulder bone took the right shoulder's skin with its joint left
+ * 10 % of the diagonal away on that axis). Without a shared vertex the
+ * coordinate stays. Bones in `fixed` (light) keep their joints. T [F*B*12]
+ * in/out (translations updated, rotations kept), b [3B] in/out. The step is
+ * the exact minimiser of E + prior over b and τ. */
 static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposition *d, const int32_t *parent,
                                 const size_t *order, const bool *fixed, double *T, double *b, skf_error *err)
 {
@@ -257,8 +270,9 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposi
     double *SS = skf_calloc(B * B, sizeof *SS);
     double *P = skf_calloc(F * B * 3, sizeof *P);
     double *rbar = skf_calloc(F * 3, sizeof *rbar);
+    double *pm = skf_calloc(B * 4, sizeof *pm), *prior_mu = skf_calloc(3 * B, sizeof *prior_mu);
     double *H = NULL, *x = NULL, *db = NULL;
-    if (!Dm || !V || !nk || !base || !wsub || !touched || !sumW || !SS || !P || !rbar) {
+    if (!Dm || !V || !nk || !base || !wsub || !touched || !sumW || !SS || !P || !rbar || !pm || !prior_mu) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton's joints");
         goto done;
     }
@@ -282,11 +296,14 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposi
         double U[9], sv[3], W[9];
         skf_svd3(A, U, sv, W);
         base[k] = n;
-        for (int q2 = 0; q2 < 3; ++q2)
-            if (sv[q2] > REFINE_WEAK * sv[0] && sv[q2] > 1e-12 * (double)F) {
-                memcpy(V + 9 * k + 3 * nk[k], W + 3 * q2, 3 * sizeof *V);
-                nk[k]++;
-            }
+        for (int q2 = 0; q2 < 3; ++q2) {
+            bool weak = !(sv[q2] > REFINE_WEAK * sv[0] && sv[q2] > 1e-12 * (double)F);
+            memcpy(V + 9 * k + 3 * nk[k], W + 3 * q2, 3 * sizeof *V);
+            /* a weak direction gets the prior at the strongest direction's
+             * stiffness (times Σ_j W̃_jk², below) */
+            prior_mu[3 * k + nk[k]] = weak ? fmax(sv[0], 1e-12 * (double)F) : 0;
+            nk[k]++;
+        }
         n += nk[k];
     }
     if (n == 0)
@@ -314,6 +331,23 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposi
                     SS[k * B + touched[v]] += wsub[k] * wsub[touched[v]];
         }
         const double *v0 = c->rest + 3 * j;
+        /* the prior's moments: Σ_j w_kj w_parent(k),j (v_j, 1) */
+        for (size_t s1 = 0; s1 < K; ++s1) {
+            double w1 = d->weight[j * K + s1];
+            if (!(w1 > 0))
+                continue;
+            size_t k1 = d->weight_bone[j * K + s1];
+            if (!nk[k1])
+                continue;
+            for (size_t s2 = 0; s2 < K; ++s2) {
+                double w2 = d->weight[j * K + s2];
+                if (s2 == s1 || !(w2 > 0) || (int32_t)d->weight_bone[j * K + s2] != parent[k1])
+                    continue;
+                for (int e = 0; e < 3; ++e)
+                    pm[4 * k1 + (size_t)e] += w1 * w2 * v0[e];
+                pm[4 * k1 + 3] += w1 * w2;
+            }
+        }
         for (size_t f = 0; f < F; ++f) {
             const double *u0 = c->frames + f * N * 3 + 3 * j;
             double r[3] = {-u0[0], -u0[1], -u0[2]};
@@ -358,9 +392,19 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposi
             for (int u = 0; u < 3; ++u)
                 g[u] += D[u * 3] * q[0] + D[u * 3 + 1] * q[1] + D[u * 3 + 2] * q[2];
         }
+        /* the prior along weak directions: μ_kd (v_dᵀ(b_k − m_k))², μ_kd =
+         * (Σ_j W̃_jk²) σ_0, σ_0 the largest eigenvalue of Σ_f D_fkᵀ D_fk (no
+         * shared vertex: m_k = b_k, the coordinate stays) */
+        double skk = fmax(SS[k * B + k] - sumW[k] * sumW[k] * invN, 0);
+        double dm[3] = {0};
+        if (pm[4 * k + 3] > 0)
+            for (int e = 0; e < 3; ++e)
+                dm[e] = b[3 * k + (size_t)e] - pm[4 * k + (size_t)e] / pm[4 * k + 3];
         for (size_t a = 0; a < nk[k]; ++a) {
             const double *va = V + 9 * k + 3 * a;
-            x[base[k] + a] = -(va[0] * g[0] + va[1] * g[1] + va[2] * g[2]);
+            prior_mu[3 * k + a] *= skk;
+            x[base[k] + a] = -(va[0] * g[0] + va[1] * g[1] + va[2] * g[2]) -
+                             prior_mu[3 * k + a] * (va[0] * dm[0] + va[1] * dm[1] + va[2] * dm[2]);
         }
         for (size_t l = 0; l <= k; ++l) {
             if (!nk[l])
@@ -386,6 +430,8 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposi
                     H[(base[k] + a) * n + base[l] + e] = s * h;
                 }
         }
+        for (size_t a = 0; a < nk[k]; ++a)
+            H[(base[k] + a) * n + base[k] + a] += prior_mu[3 * k + a];
     }
     double hmax = 0;
     for (size_t i = 0; i < n; ++i)
@@ -442,6 +488,8 @@ done:
     skf_free(SS);
     skf_free(P);
     skf_free(rbar);
+    skf_free(pm);
+    skf_free(prior_mu);
     skf_free(H);
     skf_free(x);
     skf_free(db);
