@@ -57,6 +57,10 @@ typedef enum skf_decompose_init {
  * the data); at 3e-15 six of six seeds gave the unreduced run's 53
  * (docs/bench.md). */
 #define SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE 3e-15
+/* constrained rounds of --skeleton (docs/decompose.md "Skeleton": the
+ * alternation lowers the skeletal energy 0.1-1 % a round for tens of rounds
+ * on the creature; its weak-rotation joints settle with it) */
+#define SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS 40
 
 /* Zeroed options = defaults. */
 typedef struct skf_decompose_options {
@@ -93,7 +97,7 @@ typedef struct skf_decompose_options {
                                  "Skeleton"); bones with < 3 vertices' worth of weight are
                                  pruned, so the result may have fewer bones (a warning) */
     size_t skeleton_rounds;   /* weight + constrained-transform/joint rounds after the first
-                                 constrained solve; 0 → 2 */
+                                 constrained solve; 0 → SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS */
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */
     skf_warnings *warnings;   /* may be NULL; e.g. "asked 30 bones, mesh has 20 vertices" */

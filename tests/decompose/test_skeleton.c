@@ -2,13 +2,16 @@
  * on the creature's clips (the generator knows the true skeleton) the
  * recovered tree is compared with the true topology (edges that match, splits,
  * merges, wrong edges, all printed), the joints of matched edges with the
- * true joints (share within 2 % of the diagonal, median), and bone lengths
+ * true joints (at the default rounds every one within 2 % of the diagonal;
+ * the share within 2 % and the median otherwise), and bone lengths
  * are constant over the clip (relative 1e-9).
  * The skeletal error is reported beside the flat one.
  * Diagnostics: SKF_TEST_SKELETON_BONES=1 prints every recovered bone with the
  * true joints it overlaps and its joint; SKF_TEST_SKELETON_ROUNDS=n runs n
- * weight rounds instead of the default (docs/decompose.md lists what 6 to 60
- * rounds give). */
+ * weight rounds instead of the default (docs/decompose.md lists what 2 to 60
+ * rounds give); SKF_TEST_SKELETON_JOINTS=1 prints every matched joint's
+ * error beside its prior's (the shared-vertex centroid) and its relative
+ * rotations. */
 #include "check.h"
 #include "skinfit/creature.h"
 #include "skinfit/decompose.h"
@@ -59,7 +62,8 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames, size_t roun
     double diag = d->metrics.diagonal;
     printf("creature %s, %zu rounds, %zu v x %zu f, %zu bones: flat RMS %.4g (%.4f %% of diagonal), skeletal "
            "RMS %.4g (%.4f %%), root bone %zu\n",
-           skf_creature_clip_name(clip_index), o.skeleton_rounds ? o.skeleton_rounds : 2, N,
+           skf_creature_clip_name(clip_index),
+           o.skeleton_rounds ? o.skeleton_rounds : (size_t)SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS, N,
            d->frame_count, B, d->metrics_flat.rms,
            100 * d->metrics_flat.rms / diag, d->metrics.rms, 100 * d->metrics.rms / diag,
            d->skeleton_root);
@@ -134,6 +138,39 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames, size_t roun
                 worst_joint = e;
             if (nj < 64)
                 jerr[nj++] = e / diag;
+            if (getenv("SKF_TEST_SKELETON_JOINTS")) {
+                size_t q = (size_t)d->parent[i];
+                double sw = 0, m[3] = {0};
+                for (size_t j = 0; j < N; ++j) {
+                    double wi = 0, wq = 0;
+                    for (size_t k = 0; k < K; ++k) {
+                        if (d->weight_bone[j * K + k] == i) wi += d->weight[j * K + k];
+                        if (d->weight_bone[j * K + k] == q) wq += d->weight[j * K + k];
+                    }
+                    sw += wi * wq;
+                    for (int r = 0; r < 3; ++r) m[r] += wi * wq * rig->rest_positions[3 * j + r];
+                }
+                double em = 0;
+                for (int r = 0; r < 3; ++r) { m[r] /= sw > 0 ? sw : 1; em += (m[r] - tp[r]) * (m[r] - tp[r]); }
+                size_t F = d->frame_count;
+                double A[16] = {0};
+                A[15] = 1;
+                for (size_t f = 0; f < F; ++f) {
+                    const double *Ti = d->transforms + (f * B + i) * 12, *Tq = d->transforms + (f * B + q) * 12;
+                    double D[9];
+                    for (int k = 0; k < 9; ++k) D[k] = Ti[k] - Tq[k];
+                    for (int x = 0; x < 3; ++x)
+                        for (int y = 0; y < 3; ++y)
+                            for (int r = 0; r < 3; ++r) A[x * 4 + y] += D[x * 3 + r] * D[y * 3 + r];
+                }
+                double ev[4], V[16];
+                skf_sym4_eigen(A, ev, V);
+                printf("  J %-16s-%-16s err %5.2f %% prior %5.2f %% rot", skf_creature_joint_name(p), skf_creature_joint_name(a),
+                       100 * e / diag, 100 * sqrt(em) / diag);
+                for (int k = 0; k < 4; ++k)
+                    if (fabs(V[12 + k]) < 0.5) printf(" %.1f", sqrt(fmax(ev[k], 0) / (double)F) * 180 / M_PI);
+                printf("\n");
+            }
             if (e > 0.02 * diag) {
                 /* how well the motion determines the joint: A = Σ_f D_fᵀD_f, D_f = R_fi − R_fq
                  * (sqrt of its eigenvalues / F ≈ RMS relative rotation in radians about
@@ -211,23 +248,26 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames, size_t roun
            within, nj, nj ? 100 * jerr[nj / 2] : 0.0);
     /* What the implementation reaches (docs/decompose.md, "Skeleton"): most
      * edges match the true tree, at most 2 do not (bones SSDR placed across
-     * a true joint); the median joint lies within 2 % of the diagonal, at
-     * least two thirds of the matched joints do, and the worst is within 6 %
-     * (with the joint step and the pruning of light bones: Walk 15 of 18,
-     * worst 5.0 %; Trot 14 of 15, worst 4.6 %; before them Walk 14 of 19,
-     * worst 3.8 %, Trot 13 of 14, worst 5.8 %). Which joints miss depends on
-     * where the flat decomposition put its bones. Not yet the issue's "every
-     * joint within 2 %": the misses are torso joints between recovered bones
-     * that are not the true bones (blends of two or three spine segments,
-     * or of a shoulder and the spine). */
+     * a true joint); at the default rounds (40) every matched joint lies
+     * within 2 % of the diagonal (the issue's bound; Walk 18 of 18, worst
+     * 1.78 %; Trot 15 of 15, worst 1.12 %; at the former 2 rounds 15 of 18 /
+     * 14 of 15, worst 5.0 % / 4.6 %: the joints of the weakly rotating
+     * spine settle only as the constrained alternation converges). Fewer
+     * rounds (the third case, 15) keep the median within 2 % and the worst
+     * within 6 %. */
     CHECK(wrong <= 2);
     CHECK(exact >= B / 2);
     CHECK(nj > 0 && jerr[nj / 2] <= 0.02);
     CHECK(3 * within >= 2 * nj);
     CHECK(worst_joint <= 0.06 * diag);
+    if (o.skeleton_rounds == 0) {
+        CHECK_MSG(within == nj, "%zu of %zu matched joints within 2 %% of the diagonal", within, nj);
+        CHECK_MSG(worst_joint <= 0.02 * diag, "worst joint %.2f %% of the diagonal", 100 * worst_joint / diag);
+    }
     /* pruning: no bone of the skeleton carries less than 3 vertices' worth of
      * weight (skeleton.c prunes them before the tree; measured after the
-     * constrained weight rounds: the lightest keeps 8.5 / 22) */
+     * constrained weight rounds: the lightest keeps 5.3 / 9.6, 3.4 in the
+     * 15-round case) */
     double min_mass = 1e300;
     for (size_t i = 0; i < B; ++i) {
         double m = 0;
@@ -283,8 +323,11 @@ int main(void)
     run_clip(0, 1500, 37, 0);
     run_clip(1, 1500, 31, 0);
 #endif
-    /* 15 rounds: the Walk loses a bone inside the constrained rounds too
-     * (tree_drop); the ASan build runs only this one, to stay near a minute */
+    /* 15 rounds, the bounds of fewer rounds; the ASan build runs only this
+     * one, to stay near a minute. (Before the joint step's prior the Walk
+     * lost a bone inside the rounds here, tree_drop; with it no bone falls
+     * below 3 vertices inside the rounds at 750-1480 vertices, 4 or 15
+     * rounds, so tree_drop is not exercised here.) */
     run_clip(0, 1500, 37, 15);
     return skf_test_done();
 }
