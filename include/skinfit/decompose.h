@@ -57,10 +57,11 @@ typedef enum skf_decompose_init {
  * the data); at 3e-15 six of six seeds gave the unreduced run's 53
  * (docs/bench.md). */
 #define SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE 3e-15
-/* constrained rounds of --skeleton (docs/decompose.md "Skeleton": the
- * alternation lowers the skeletal energy 0.1-1 % a round for tens of rounds
- * on the creature; its weak-rotation joints settle with it) */
-#define SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS 40
+/* cap of the constrained rounds of --skeleton when they run by the stopping
+ * rule (skeleton_rounds = 0; docs/decompose.md "Skeleton": the alternation
+ * lowers the skeletal energy 0.1-1 % a round for tens of rounds on the
+ * creature) */
+#define SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS 60
 
 /* Zeroed options = defaults. */
 typedef struct skf_decompose_options {
@@ -97,7 +98,10 @@ typedef struct skf_decompose_options {
                                  "Skeleton"); bones with < 3 vertices' worth of weight are
                                  pruned, so the result may have fewer bones (a warning) */
     size_t skeleton_rounds;   /* weight + constrained-transform/joint rounds after the first
-                                 constrained solve; 0 → SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS */
+                                 constrained solve: exactly this many; 0 → until the stopping
+                                 rule above (tolerance, patience) holds on the skeletal energy,
+                                 at most SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a
+                                 warning) */
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */
     skf_warnings *warnings;   /* may be NULL; e.g. "asked 30 bones, mesh has 20 vertices" */
@@ -164,6 +168,9 @@ typedef struct skf_decomposition {
                                     the serial CPU (cpu_weights − cpu_weights_loop_sum at one
                                     thread) the critical path on idle cores (bench_decompose) */
     double seconds_skeleton;  /* wall time of the skeleton (0 without) */
+    size_t skeleton_rounds_run; /* constrained rounds the skeleton ran (0 without) */
+    bool skeleton_hit_cap;    /* they stopped at SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS, not by
+                                 the rule */
 } skf_decomposition;
 
 /* Decompose. frames: [F*3N] positions frame-major (as skf_meshseq); rest:

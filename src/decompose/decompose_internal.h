@@ -134,7 +134,8 @@ void skfi_decompose_to_csr(const skf_decomposition *d, size_t *offsets, uint32_t
 /* Bone tree, joints and the constrained re-solve (skeleton.c, Le & Deng
  * 2014) of the flat decomposition d: fills d->parent, d->skeleton_root and
  * replaces transforms, weights and joint_rest by the skeletal ones. */
-skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, skf_error *err);
+skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds,
+                                   double tol, size_t patience, skf_error *err);
 
 /* PCA of the rest-space residual; fills d->shapes / shape_weights. */
 skf_status skfi_decompose_pca(const skfi_decompose_ctx *c, skf_decomposition *d, size_t M, skf_error *err);

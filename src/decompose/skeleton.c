@@ -659,7 +659,8 @@ static skf_status project(const skfi_decompose_ctx *c, const skf_solver *solver,
     return SKF_OK;
 }
 
-static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, size_t *pruned,
+static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, double tol,
+                                size_t patience, size_t *pruned,
                                 skf_error *err)
 {
     size_t N = c->N, F = c->F, B = d->bone_count, K = d->max_influences;
@@ -822,7 +823,20 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     memcpy(jbest, b, 3 * B * sizeof *jbest);
     for (size_t i = 0; i < B; ++i)
         fixed[i] = parent[i] < 0 || fmin(mass[i], mass[parent[i]]) < JOINT_MIN_MASS;
-    for (size_t r = 0; r <= rounds; ++r) {
+    /* Rounds: `rounds` > 0 runs exactly that many; 0 runs until the flat
+     * alternation's stopping rule holds on the best skeletal energy (it fell
+     * by ≤ tol per round on average over the last `patience` rounds), at most
+     * SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a warning). */
+    bool by_rule = rounds == 0;
+    size_t cap = by_rule ? SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS : rounds;
+    double *hist = skf_malloc_array(cap + 1, sizeof *hist);
+    if (!hist) {
+        st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory in the skeleton");
+        goto done;
+    }
+    bool settled = false;
+    size_t r = 0, r_base = 0; /* r_base: the round of the last pruning (a new energy) */
+    for (; r <= cap && !settled; ++r) {
         if (r > 0) {
             /* weights for the current transforms; a bone they leave with less
              * than JOINT_MIN_MASS vertices of weight leaves the tree (the
@@ -855,6 +869,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                 skel.joint_count = B;
                 if ((st = project(c, solver, &skel, b, bind, Tcur, Tnext, &E, err)))
                     goto done;
+                r_base = r;
                 bestE = DBL_MAX; /* the kept iterate must have the current bones: the next
                                   * joint step + transforms (never above E) replace it */
             } else if ((st = skf_solver_update_weights(solver, off, cb, cw, err))) {
@@ -878,7 +893,17 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                 break;
             Eprev = E;
         }
+        hist[r] = bestE;
+        if (by_rule && r >= r_base + patience)
+            settled = hist[r - patience] - bestE <= tol * (double)patience * hist[r - patience];
     }
+    skf_free(hist);
+    d->skeleton_rounds_run = r - 1;
+    d->skeleton_hit_cap = by_rule && !settled;
+    if (d->skeleton_hit_cap)
+        skf_warn_as(c->warnings, SKF_KIND_ITERATION_CAP, "skf_decompose_options.skeleton_rounds",
+                    "decompose: skeleton: stopped at the cap of %zu constrained rounds with the "
+                    "error still improving", cap);
     memcpy(d->transforms, Tbest, F * B * 12 * sizeof *Tbest);
     memcpy(d->weight, wbest, N * K * sizeof *wbest);
     memcpy(d->weight_bone, bbest, N * K * sizeof *bbest);
@@ -915,12 +940,13 @@ done:
     return st;
 }
 
-skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, skf_error *err)
+skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds,
+                                   double tol, size_t patience, skf_error *err)
 {
     size_t B0 = d->bone_count, pruned = 0;
     skf_status st = prune_bones(c, d, &pruned, err);
     if (!st)
-        st = skeleton_tree(c, d, rounds, &pruned, err);
+        st = skeleton_tree(c, d, rounds, tol, patience, &pruned, err);
     if (!st && pruned)
         skf_warn(c->warnings, "decompose: skeleton: pruned %zu of %zu bones that carried less than %g "
                  "vertices' worth of weight (too little for a rigid motion); the skeleton has %zu bones",

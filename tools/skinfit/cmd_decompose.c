@@ -415,8 +415,9 @@ int cmd_decompose(int argc, char **argv)
                 ++h;
             depth = h > depth ? h : depth;
         }
-        printf("  skeleton: root bone_%03zu, depth %zu (the row 'skinning' is the skeletal "
-               "result)\n", d->skeleton_root, depth);
+        printf("  skeleton: root bone_%03zu, depth %zu, %zu constrained rounds%s (the row "
+               "'skinning' is the skeletal result)\n", d->skeleton_root, depth,
+               d->skeleton_rounds_run, d->skeleton_hit_cap ? " (the cap)" : "");
     }
     if (d->shape_count) {
         char label[48];
