@@ -291,10 +291,14 @@ typedef struct skf_rotonly_options {
     double relative_tolerance; /* relative to E: 0 → 1e-10, < 0 → off. Exact targets (E → 0)
                                   stop on the absolute test. */
     skf_rotonly_hessian hessian; /* 0 → NEWTON */
+    int blocks;             /* 0 → Gauss–Seidel sweeps over loosely coupled subtrees of ≤ 24 joints
+                               where the rig has them and ≥ 128 joints (docs/solver.md D6c);
+                               < 0 → whole-problem steps only */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {
-    int iterations;         /* LM iterations (each: one assembly of H and Jᵀr) */
+    int iterations;         /* LM iterations of the whole problem (each: one assembly of H and Jᵀr) */
+    int block_iterations;   /* LM iterations of blocks (rigs with subtrees of > 24 joints; solver.md D6c) */
     int factorizations;     /* envelope Cholesky factorisations, all tries */
     bool hit_cap;
     double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */

@@ -43,6 +43,31 @@
 #include <math.h>
 #include <string.h>
 
+/* The most joints in a block (D6c); a rig with none larger than this is
+ * solved by whole-problem steps alone. */
+#define SKF_ROTONLY_BLOCK 24
+/* Levenberg–Marquardt iterations of one block per sweep */
+#define SKF_ROTONLY_BLOCK_ITERATIONS 5
+/* the largest share of the pair moments across blocks with blocks on */
+#define SKF_ROTONLY_BLOCK_COUPLING 0.5
+/* the fewest joints with blocks on: below, one λ for the whole rig costs
+ * little, and on the animals (28–50 joints) blocks changed which local
+ * minimum a frame reaches, 4 of 12 clips ending higher (D6c) */
+#define SKF_ROTONLY_BLOCK_MIN_JOINTS 128
+
+/* A Levenberg–Marquardt subproblem (docs/solver.md D6c): the rotations at
+ * nodes s..e (post-order positions; a block: one subtree or consecutive
+ * sibling subtrees, the other joints held), or the whole problem (full: every
+ * rotation, then the root translations). Its envelope in local indices (local
+ * node = node − s). */
+typedef struct rview {
+    size_t s, e, nodes, P;     /* rotation nodes s..e; nodes and unknowns of the subproblem */
+    bool full;
+    const size_t *nfirst, *first, *eoff;
+    size_t env_size;
+    double *JtJ, *A, *Jtr, *x, *y, *D;
+} rview;
+
 struct skf_rotonly {
     const skf_solver *s;
     size_t B, R, P;        /* joints, roots, parameters (3B + 3R) */
@@ -54,6 +79,7 @@ struct skf_rotonly {
     int max_it;
     double tol, rel_tol;
     bool newton;           /* the residual-curvature term S in H (docs/solver.md D6b) */
+    bool use_blocks;       /* blocks where they pay (D6c); false: whole-problem steps only */
     /* structure (docs/solver.md, D6): joints in post-order (children before
      * parents: the subtree of a joint is the range of positions ending at it),
      * then the root translations. Unknowns by node: node k < B is the
@@ -80,6 +106,13 @@ struct skf_rotonly {
     double *accZ;          /* [9B] per joint: Σ_{i in subtree} (S_i − T_i C_iᵀ) */
     double *accz;          /* [3B] per joint: Σ_{i in subtree} (H_i − c_i) */
     skfi_solve_ws ws;       /* C_i, U of the frame (moments.c) */
+    /* blocks (D6c): node ranges blk_s..blk_e, each one subtree or consecutive
+     * sibling subtrees of at most SKF_ROTONLY_BLOCK joints below a larger one */
+    size_t nblk, *blk_s, *blk_e;
+    size_t lmax_nodes, lmax_env; /* the largest block: nodes, envelope entries */
+    size_t *lnfirst, *lfirst, *leoff; /* the current block's envelope, local */
+    double *lJtJ, *lA, *lJtr, *lx, *ly, *lD;
+    double *blk_lambda, *blk_nu; /* [nblk] each block's damping state across sweeps */
 };
 
 static void mat3_mul(double out[9], const double a[9], const double b[9]) /* column-major */
@@ -137,10 +170,9 @@ static void orthonormalise(double R[9])
 }
 
 /* Forward kinematics: G, p from Q and root positions (p of roots given). */
-static void forward(const skf_rotonly *r, const double *Q, double *G, double *p, double *T)
+static void forward_one(const skf_rotonly *r, size_t i, const double *Q, double *G, double *p, double *T)
 {
-    for (size_t k = 0; k < r->B; ++k) {
-        size_t i = r->order[k];
+    {
         int32_t par = r->parent[i];
         if (par < 0) {
             memcpy(G + 9 * i, Q + 9 * i, 9 * sizeof *G);
@@ -157,6 +189,12 @@ static void forward(const skf_rotonly *r, const double *Q, double *G, double *p,
         for (int e = 0; e < 3; ++e)
             Ti[9 + e] = p[3 * i + e] - gb[e];
     }
+}
+
+static void forward(const skf_rotonly *r, const double *Q, double *G, double *p, double *T)
+{
+    for (size_t k = 0; k < r->B; ++k)
+        forward_one(r, r->order[k], Q, G, p, T);
 }
 
 /* Σ_j ‖s_j − u_j‖² by a direct pass (the reported residual). */
@@ -181,14 +219,24 @@ static double direct_residual(skf_rotonly *r, const double *T, const double *tar
  * post-order). Each co-influencing pair (i,k) adds its moments to the slots of
  * its ancestor pairs: cost Σ over pairs of depth(i)·depth(k)/2, plus the
  * envelope, independent of the vertex count. */
-static void accumulate(skf_rotonly *r, const double *T)
+static void accumulate(skf_rotonly *r, const double *T, const rview *v)
 {
     const skf_solver *s = r->s;
-    const size_t B = r->B;
-    memset(r->acc, 0, r->aoff[B] * 16 * sizeof(double));
-    memset(r->accZ, 0, 9 * B * sizeof(double));
-    memset(r->accz, 0, 3 * B * sizeof(double));
-    for (size_t i = 0; i < B; ++i) {
+    const size_t B = r->B, s0 = v->s, e0 = v->e;
+    if (v->full) {
+        memset(r->acc, 0, r->aoff[B] * 16 * sizeof(double));
+        memset(r->accZ, 0, 9 * B * sizeof(double));
+        memset(r->accz, 0, 3 * B * sizeof(double));
+    } else { /* the block's slots and joints only */
+        for (size_t ra = s0; ra <= e0; ++ra) {
+            const size_t f = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0, a = r->bone_at[ra];
+            memset(r->acc + (r->aoff[ra] + f - r->nfirst[ra]) * 16, 0, (ra - f + 1) * 16 * sizeof(double));
+            memset(r->accZ + 9 * a, 0, 9 * sizeof(double));
+            memset(r->accz + 3 * a, 0, 3 * sizeof(double));
+        }
+    }
+    for (size_t it = s0; it <= e0; ++it) {
+        const size_t i = v->full ? it : r->bone_at[it]; /* the whole problem: by joint index */
         if (!(s->mu[i] > 0))
             continue;
         const double *Ti = T + 12 * i, *Ci = r->ws.C + 12 * i;
@@ -215,10 +263,12 @@ static void accumulate(skf_rotonly *r, const double *T)
                 Zi[e] += q[e];
             for (int e = 0; e < 3; ++e)
                 zi[e] += q[12 + e];
+            if (r->pos[k] < s0 || r->pos[k] > e0) /* k held: its moments enter Jᵀr only */
+                continue;
             /* slots (a, b), a ∈ anc(i) the row, b ∈ anc(k) at or before a in
              * post-order (ancestors come later: stop at the first past a);
              * the pair (k, i), visited from k's list, fills the others */
-            for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a]) {
+            for (int32_t a = (int32_t)i; a >= 0 && r->pos[a] <= e0; a = r->parent[a]) {
                 const size_t ra = r->pos[a], f = r->nfirst[ra];
                 for (int32_t b = (int32_t)k; b >= 0 && r->pos[b] <= ra; b = r->parent[b]) {
                     double *d = r->acc + (r->aoff[ra] + r->pos[b] - f) * 16;
@@ -234,18 +284,18 @@ static void accumulate(skf_rotonly *r, const double *T)
                                   Ti[9 + rr] * Ci[9 + c];
         for (int e = 0; e < 3; ++e)
             zi[e] -= Ci[9 + e];
-        for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a]) {
+        for (int32_t a = (int32_t)i; a >= 0 && r->pos[a] <= e0; a = r->parent[a]) {
             for (int e = 0; e < 9; ++e)
                 r->accZ[9 * a + e] += Zi[e];
             for (int e = 0; e < 3; ++e)
                 r->accz[3 * a + e] += zi[e];
         }
     }
-    memset(r->JtJ, 0, r->env_size * sizeof(double));
-    for (size_t ra = 0; ra < B; ++ra) {
+    memset(v->JtJ, 0, v->env_size * sizeof(double));
+    for (size_t ra = s0; ra <= e0; ++ra) {
         const size_t a = r->bone_at[ra];
         const double *pa = r->p + 3 * a;
-        for (size_t rb = r->nfirst[ra]; rb <= ra; ++rb) {
+        for (size_t rb = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0; rb <= ra; ++rb) {
             const size_t b = r->bone_at[rb];
             const double *q = r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16, *pb = r->p + 3 * b;
             double Y[9]; /* column-major */
@@ -257,8 +307,8 @@ static void accumulate(skf_rotonly *r, const double *T)
             /* block[rr][cc] = tr δ − Y[cc][rr] = tr δ − Ycm[rr*3 + cc] (lower triangle only on
              * the diagonal block) */
             for (int rr = 0; rr < 3; ++rr) {
-                const size_t row = 3 * ra + (size_t)rr;
-                double *Lr = r->JtJ + r->eoff[row] + (3 * rb - r->first[row]);
+                const size_t row = 3 * (ra - s0) + (size_t)rr;
+                double *Lr = v->JtJ + v->eoff[row] + (3 * (rb - s0) - v->first[row]);
                 for (int cc = 0; cc < 3 && (rb < ra || cc <= rr); ++cc)
                     Lr[cc] = (rr == cc ? tr : 0) - Y[rr * 3 + cc];
             }
@@ -269,12 +319,12 @@ static void accumulate(skf_rotonly *r, const double *T)
             for (int rr = 0; rr < 3; ++rr)
                 Z[c * 3 + rr] = r->accZ[9 * a + c * 3 + rr] - pa[rr] * r->accz[3 * a + c];
         /* axial: (Z[1][2] − Z[2][1], Z[2][0] − Z[0][2], Z[0][1] − Z[1][0]) */
-        r->Jtr[3 * ra] = Z[2 * 3 + 1] - Z[1 * 3 + 2];
-        r->Jtr[3 * ra + 1] = Z[0 * 3 + 2] - Z[2 * 3 + 0];
-        r->Jtr[3 * ra + 2] = Z[1 * 3 + 0] - Z[0 * 3 + 1];
+        v->Jtr[3 * (ra - s0)] = Z[2 * 3 + 1] - Z[1 * 3 + 2];
+        v->Jtr[3 * (ra - s0) + 1] = Z[0 * 3 + 2] - Z[2 * 3 + 0];
+        v->Jtr[3 * (ra - s0) + 2] = Z[1 * 3 + 0] - Z[0 * 3 + 1];
     }
     /* root translations: node B + slot, rows after every rotation */
-    for (size_t rho = 0; rho < B; ++rho) {
+    for (size_t rho = 0; v->full && rho < B; ++rho) {
         if (r->root_slot[rho] == SIZE_MAX)
             continue;
         const size_t node = B + r->root_slot[rho], prho = r->pos[rho];
@@ -315,8 +365,8 @@ static void accumulate(skf_rotonly *r, const double *T)
         }
     }
     /* the damping scale: diag of the Gauss–Newton part */
-    for (size_t k = 0; k < r->P; ++k)
-        r->D[k] = r->JtJ[r->eoff[k + 1] - 1];
+    for (size_t k = 0; k < v->P; ++k)
+        v->D[k] = v->JtJ[v->eoff[k + 1] - 1];
 }
 
 /* The residual-curvature term S (D6b, Σ_j r_j·∂²r_j along the retraction) from
@@ -325,24 +375,25 @@ static void accumulate(skf_rotonly *r, const double *T)
  * = X_b − tr(X_b) I. Added into the lower envelope M (add_curvature), or
  * y += S x (curvature_product). Cost: Σ_b depth(b) blocks. A block outside the
  * envelope has no weight under b, so X_b = 0. */
-static void add_curvature(const skf_rotonly *r, double *M)
+static void add_curvature(const skf_rotonly *r, const rview *v, double *M)
 {
-    for (size_t b = 0; b < r->B; ++b) {
+    const size_t s0 = v->s;
+    for (size_t rb = s0; rb <= v->e; ++rb) {
+        const size_t b = r->bone_at[rb];
         const double *X = r->X + 9 * b, tr = X[0] + X[4] + X[8];
-        const size_t rb = r->pos[b];
         for (int rr = 0; rr < 3; ++rr) {
-            const size_t row = 3 * rb + (size_t)rr;
-            double *Lr = M + r->eoff[row] + (3 * rb - r->first[row]);
+            const size_t row = 3 * (rb - s0) + (size_t)rr;
+            double *Lr = M + v->eoff[row] + (3 * (rb - s0) - v->first[row]);
             for (int cc = 0; cc <= rr; ++cc) /* X(rr, cc) = X[cc*3 + rr] */
                 Lr[cc] += 0.5 * (X[cc * 3 + rr] + X[rr * 3 + cc]) - (rr == cc ? tr : 0);
         }
-        for (int32_t a = r->parent[b]; a >= 0; a = r->parent[a]) {
+        for (int32_t a = r->parent[b]; a >= 0 && r->pos[a] <= v->e; a = r->parent[a]) {
             const size_t ra = r->pos[a];
             if (rb < r->nfirst[ra])
                 continue;
             for (int rr = 0; rr < 3; ++rr) {
-                const size_t row = 3 * ra + (size_t)rr;
-                double *Lr = M + r->eoff[row] + (3 * rb - r->first[row]);
+                const size_t row = 3 * (ra - s0) + (size_t)rr;
+                double *Lr = M + v->eoff[row] + (3 * (rb - s0) - v->first[row]);
                 for (int cc = 0; cc < 3; ++cc)
                     Lr[cc] += X[cc * 3 + rr] - (rr == cc ? tr : 0);
             }
@@ -350,20 +401,22 @@ static void add_curvature(const skf_rotonly *r, double *M)
     }
 }
 
-static void curvature_product(const skf_rotonly *r, const double *x, double *y)
+static void curvature_product(const skf_rotonly *r, const rview *v, const double *x, double *y)
 {
-    for (size_t b = 0; b < r->B; ++b) {
+    const size_t s0 = v->s;
+    for (size_t it = s0; it <= v->e; ++it) {
+        const size_t b = v->full ? it : r->bone_at[it]; /* the whole problem: by joint index */
         const double *X = r->X + 9 * b, tr = X[0] + X[4] + X[8];
-        const double *xb = x + 3 * r->pos[b];
-        double *yb = y + 3 * r->pos[b];
+        const double *xb = x + 3 * (r->pos[b] - s0);
+        double *yb = y + 3 * (r->pos[b] - s0);
         for (int rr = 0; rr < 3; ++rr)
             for (int cc = 0; cc < 3; ++cc)
                 yb[rr] += (0.5 * (X[cc * 3 + rr] + X[rr * 3 + cc]) - (rr == cc ? tr : 0)) * xb[cc];
-        for (int32_t a = r->parent[b]; a >= 0; a = r->parent[a]) {
+        for (int32_t a = r->parent[b]; a >= 0 && r->pos[a] <= v->e; a = r->parent[a]) {
             if (r->pos[b] < r->nfirst[r->pos[a]])
                 continue;
-            const double *xa = x + 3 * r->pos[a];
-            double *ya = y + 3 * r->pos[a];
+            const double *xa = x + 3 * (r->pos[a] - s0);
+            double *ya = y + 3 * (r->pos[a] - s0);
             for (int rr = 0; rr < 3; ++rr)
                 for (int cc = 0; cc < 3; ++cc) {
                     const double v = X[cc * 3 + rr] - (rr == cc ? tr : 0); /* S_ab(rr, cc) */
@@ -452,6 +505,83 @@ static skf_status structure(skf_rotonly *r)
         r->eoff[row + 1] = r->eoff[row] + (row - r->first[row] + 1);
     }
     r->env_size = r->eoff[P];
+    /* blocks (D6c): below each joint of more than SKF_ROTONLY_BLOCK joints
+     * (subtree sizes from post-order: sub(a) = [start, pos[a]]), runs of
+     * consecutive child subtrees of at most that many joints together */
+    for (size_t n = 0; n < B; ++n)
+        next[n] = n; /* reused: start (subtree range's first node) by node */
+    for (size_t n = 0; n < B; ++n) {
+        const int32_t par = r->parent[r->bone_at[n]];
+        if (par >= 0 && next[n] < next[r->pos[par]])
+            next[r->pos[par]] = next[n];
+    }
+    r->nblk = 0;
+    r->lmax_nodes = r->lmax_env = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            r->blk_s = skf_malloc_array(r->nblk ? r->nblk : 1, sizeof *r->blk_s);
+            r->blk_e = skf_malloc_array(r->nblk ? r->nblk : 1, sizeof *r->blk_e);
+            if (!r->blk_s || !r->blk_e)
+                goto done;
+            r->nblk = 0;
+        }
+        for (size_t a = 0; a < B; ++a) {
+            if (r->pos[a] - next[r->pos[a]] + 1 <= SKF_ROTONLY_BLOCK)
+                continue;
+            size_t rs = 0, re = 0, rn = 0;
+            for (size_t at = child_off[a]; at <= child_off[a + 1]; ++at) {
+                const size_t c = at < child_off[a + 1] ? child[at] : SIZE_MAX;
+                const size_t sz = c == SIZE_MAX ? 0 : r->pos[c] - next[r->pos[c]] + 1;
+                if (rn > 0 && (c == SIZE_MAX || sz > SKF_ROTONLY_BLOCK || rn + sz > SKF_ROTONLY_BLOCK)) {
+                    if (pass == 1) {
+                        r->blk_s[r->nblk] = rs;
+                        r->blk_e[r->nblk] = re;
+                        size_t env = 0;
+                        for (size_t n = rs; n <= re; ++n)
+                            env += 3 * (n - (r->nfirst[n] > rs ? r->nfirst[n] : rs)) * 3 + 6;
+                        if (env > r->lmax_env)
+                            r->lmax_env = env;
+                        if (re - rs + 1 > r->lmax_nodes)
+                            r->lmax_nodes = re - rs + 1;
+                    }
+                    ++r->nblk;
+                    rn = 0;
+                }
+                if (c == SIZE_MAX || sz > SKF_ROTONLY_BLOCK)
+                    continue;
+                if (rn == 0)
+                    rs = next[r->pos[c]];
+                re = r->pos[c];
+                rn += sz;
+            }
+        }
+    }
+    /* Gauss–Seidel over blocks pays where they are loosely coupled (chains,
+     * limbs): off when more than SKF_ROTONLY_BLOCK_COUPLING of the pair
+     * moments Σ_j w_ij w_kj (i ≠ k) join different blocks or a block and the
+     * rest (D6c; bench_solve's random tree: 0.83, its 25 chains: 0.23–0.26) */
+    if (r->nblk && (!r->use_blocks || B < SKF_ROTONLY_BLOCK_MIN_JOINTS))
+        r->nblk = 0;
+    if (r->nblk) {
+        for (size_t n = 0; n < B; ++n)
+            stack[n] = SIZE_MAX; /* reused: block of node n */
+        for (size_t b = 0; b < r->nblk; ++b)
+            for (size_t n = r->blk_s[b]; n <= r->blk_e[b]; ++n)
+                stack[n] = b;
+        double cross = 0, all = 0;
+        for (size_t i = 0; i < B; ++i)
+            for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
+                const size_t kk = s->nb_bone[at];
+                if (kk == i)
+                    continue;
+                const double m = s->pair_M[16 * s->nb_pair[at] + 15];
+                all += m;
+                if (stack[r->pos[i]] != stack[r->pos[kk]])
+                    cross += m;
+            }
+        if (!(cross <= SKF_ROTONLY_BLOCK_COUPLING * all))
+            r->nblk = 0;
+    }
     st = SKF_OK;
 done:
     skf_free(child_off);
@@ -509,6 +639,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                  : opt->relative_tolerance > 0       ? opt->relative_tolerance
                                                      : 0;
     r->newton = !opt || opt->hessian != SKF_ROTONLY_HESSIAN_GAUSS_NEWTON;
+    r->use_blocks = !opt || opt->blocks >= 0;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
@@ -567,7 +698,23 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->acc = skf_malloc_array(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
-        ok = r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
+        if (r->nblk) {
+            const size_t ln = r->lmax_nodes;
+            r->lnfirst = skf_malloc_array(ln, sizeof(size_t));
+            r->lfirst = skf_malloc_array(3 * ln, sizeof(size_t));
+            r->leoff = skf_malloc_array(3 * ln + 1, sizeof(size_t));
+            r->lJtJ = skf_malloc_array(r->lmax_env, sizeof(double));
+            r->lA = skf_malloc_array(r->lmax_env, sizeof(double));
+            r->lJtr = skf_malloc_array(3 * ln, sizeof(double));
+            r->lx = skf_malloc_array(3 * ln, sizeof(double));
+            r->ly = skf_malloc_array(3 * ln, sizeof(double));
+            r->lD = skf_malloc_array(3 * ln, sizeof(double));
+            r->blk_lambda = skf_malloc_array(r->nblk, sizeof(double));
+            r->blk_nu = skf_malloc_array(r->nblk, sizeof(double));
+            ok = ok && r->lnfirst && r->lfirst && r->leoff && r->lJtJ && r->lA && r->lJtr && r->lx && r->ly &&
+                 r->lD && r->blk_lambda && r->blk_nu;
+        }
+        ok = ok && r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
              r->Jtr && r->D && r->X && r->x && r->y && r->acc && r->accZ && r->accz &&
              skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
@@ -585,7 +732,9 @@ void skf_rotonly_free(skf_rotonly *r)
         return;
     void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->d, r->pos, r->bone_at, r->nfirst,
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
-                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->acc, r->accZ, r->accz};
+                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->acc, r->accZ, r->accz,
+                    r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
+                    r->blk_lambda, r->blk_nu};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
     skfi_solve_ws_release(&r->ws);
@@ -640,9 +789,23 @@ static void restore_best(skf_rotonly *r)
 /* The candidate state (Qc, Gc, pc, Tc) from the step r->x: the retraction
  * Q_a ← G_parentᵀ Exp(δθ_a) G_parent Q_a top-down with the OLD parent
  * rotations, root positions moved by δp, then forward kinematics. */
-static void retract(skf_rotonly *r)
+static void retract(skf_rotonly *r, const rview *v)
 {
     const size_t B = r->B;
+    if (!v->full) { /* the block's joints, parents first (descending post-order); the rest held */
+        for (size_t k = v->e + 1; k-- > v->s;) {
+            const size_t i = r->bone_at[k];
+            const double *Gp = r->G + 9 * (size_t)r->parent[i]; /* a block holds no root */
+            double Ex[9], tmp[9];
+            expmap(Ex, v->x + 3 * (k - v->s));
+            mat3_tmul(tmp, Gp, Ex);
+            mat3_mul(tmp, tmp, Gp);
+            mat3_mul(r->Qc + 9 * i, tmp, r->Q + 9 * i);
+            orthonormalise(r->Qc + 9 * i);
+            forward_one(r, i, r->Qc, r->Gc, r->pc, r->Tc);
+        }
+        return;
+    }
     for (size_t i = 0; i < B; ++i) {
         double Ex[9], tmp[9];
         expmap(Ex, r->x + 3 * r->pos[i]);
@@ -662,24 +825,66 @@ static void retract(skf_rotonly *r)
     forward(r, r->Qc, r->Gc, r->pc, r->Tc);
 }
 
-/* Levenberg–Marquardt from the current state (Q, G, p, T; E its moment-form
- * energy) until the rule of skf_rotonly_frame holds or max_it iterations;
- * iterations and factorisations are added to st. Returns whether it
- * converged; E in: the start's, out: the end's. */
-static bool descend(skf_rotonly *r, const double *target, double *E_io, double stop, skf_rotonly_stats *st)
+/* The terms of the moment-form energy (D1) that involve the joints at nodes
+ * s..e of v: E(T') − E(T) = part(T') − part(T) when T and T' differ there
+ * only (M_ik is symmetric, so each pair counts once inside, twice across). */
+static double energy_part(const skf_rotonly *r, const double *T, const rview *v)
 {
     const skf_solver *s = r->s;
-    const size_t B = r->B, P = r->P;
+    double sum = 0;
+    for (size_t it = v->s; it <= v->e; ++it) {
+        const size_t i = r->bone_at[it];
+        const double *Ti = T + 12 * i, *Ci = r->ws.C + 12 * i;
+        double lin = 0, quad = 0;
+        for (int e = 0; e < 12; ++e)
+            lin += Ti[e] * Ci[e];
+        for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
+            const size_t k = s->nb_bone[at], pk = r->pos[k];
+            const bool inside = pk >= v->s && pk <= v->e;
+            if (inside && k < i)
+                continue;
+            const double *M = s->pair_M + 16 * s->nb_pair[at], *Tk = T + 12 * k;
+            double t = 0;
+            for (int c = 0; c < 4; ++c)
+                for (int rr = 0; rr < 3; ++rr)
+                    t += (Ti[rr] * M[c] + Ti[3 + rr] * M[4 + c] + Ti[6 + rr] * M[8 + c] + Ti[9 + rr] * M[12 + c]) *
+                         Tk[c * 3 + rr];
+            quad += inside && k == i ? t : 2 * t;
+        }
+        sum += quad - 2 * lin;
+    }
+    return sum;
+}
+
+/* Levenberg–Marquardt on the subproblem v from the current state (Q, G, p,
+ * T; E its moment-form energy) until the rule of skf_rotonly_frame holds or
+ * max_it iterations; λ and ν in and out (a block keeps its own across
+ * sweeps); iterations and factorisations are added to *iterations and st.
+ * Returns whether it converged; E in: the start's, out: the end's. A block
+ * starts from candidate buffers equal to the state (its retraction writes
+ * its own joints only). */
+static bool descend(skf_rotonly *r, const rview *v, const double *target, double *E_io, double stop,
+                    int max_it, double *lambda_io, double *nu_io, int *iterations, skf_rotonly_stats *st)
+{
+    const skf_solver *s = r->s;
+    const size_t P = v->P;
     double E = *E_io;
     const double lam_check = 1e-9;
-    double lambda = 1e-4, nu = 2;
+    double lambda = *lambda_io, nu = *nu_io;
     bool converged = false;
-    for (int it = 0; it < r->max_it && !converged; ++it) {
-        ++st->iterations;
-        accumulate(r, r->T);
+    if (!v->full) {
+        memcpy(r->Qc, r->Q, 9 * r->B * sizeof(double));
+        memcpy(r->Gc, r->G, 9 * r->B * sizeof(double));
+        memcpy(r->pc, r->p, 3 * r->B * sizeof(double));
+        memcpy(r->Tc, r->T, 12 * r->B * sizeof(double));
+    }
+    for (int it = 0; it < max_it && !converged; ++it) {
+        ++*iterations;
+        accumulate(r, r->T, v);
+        const double Epart = v->full ? 0 : energy_part(r, r->T, v);
         double dmax = 0;
         for (size_t k = 0; k < P; ++k)
-            dmax = fmax(dmax, r->D[k]);
+            dmax = fmax(dmax, v->D[k]);
         if (!(dmax > 0)) { /* nothing moves the residual */
             converged = true;
             break;
@@ -694,15 +899,15 @@ static bool descend(skf_rotonly *r, const double *target, double *E_io, double s
             }
             const double lam = check == 1 ? lam_check : lambda;
             const bool hess = r->newton && (check == 1 || use_h);
-            memcpy(r->A, r->JtJ, r->env_size * sizeof(double));
+            memcpy(v->A, v->JtJ, v->env_size * sizeof(double));
             if (hess)
-                add_curvature(r, r->A);
+                add_curvature(r, v, v->A);
             for (size_t k = 0; k < P; ++k) {
-                r->A[r->eoff[k + 1] - 1] += lam * fmax(r->D[k], 1e-12 * dmax);
-                r->x[k] = -r->Jtr[k];
+                v->A[v->eoff[k + 1] - 1] += lam * fmax(v->D[k], 1e-12 * dmax);
+                v->x[k] = -v->Jtr[k];
             }
             ++st->factorizations;
-            if (skfi_env_factor3(B + r->R, r->nfirst, r->eoff, r->A) != 0) {
+            if (skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A) != 0) {
                 if (check == 1) { /* H not positive definite: not a minimum yet */
                     check = 2;
                 } else if (hess) { /* H + λD indefinite: the Gauss–Newton step at this λ */
@@ -713,14 +918,14 @@ static bool descend(skf_rotonly *r, const double *target, double *E_io, double s
                 }
                 continue;
             }
-            skfi_env_solve(P, r->first, r->eoff, r->A, r->x);
+            skfi_env_solve(P, v->first, v->eoff, v->A, v->x);
             /* the model's decrease: E − m(δ) = −2δᵀJᵀr − δᵀMδ, M the matrix factored */
-            skfi_env_symv(P, r->first, r->eoff, r->JtJ, r->x, r->y);
+            skfi_env_symv(P, v->first, v->eoff, v->JtJ, v->x, v->y);
             if (hess)
-                curvature_product(r, r->x, r->y);
+                curvature_product(r, v, v->x, v->y);
             double pred = 0;
             for (size_t k = 0; k < P; ++k)
-                pred -= r->x[k] * (2 * r->Jtr[k] + r->y[k]);
+                pred -= v->x[k] * (2 * v->Jtr[k] + v->y[k]);
             bool last = false;
             if (!(pred > thr)) {
                 if (check == 0 && (lam > lam_check || hess != r->newton)) { /* test (b) undamped */
@@ -729,14 +934,14 @@ static bool descend(skf_rotonly *r, const double *target, double *E_io, double s
                 }
                 last = check != 2; /* else a damped trial like any other */
             }
-            retract(r);
-            double Ec = skfi_solve_energy(s, &r->ws, r->Tc);
+            retract(r, v);
+            double Ec = v->full ? skfi_solve_energy(s, &r->ws, r->Tc) : E - Epart + energy_part(r, r->Tc, v);
             /* the last step is decided on the direct sums: near E's rounding
              * (a far target) the moment form cannot tell */
-            if (last ? direct_residual(r, r->Tc, target) < direct_residual(r, r->T, target) : Ec < E) {
+            if (last && v->full ? direct_residual(r, r->Tc, target) < direct_residual(r, r->T, target) : Ec < E) {
                 const double rho = (E - Ec) / pred, t = 2 * rho - 1;
-                E = Ec;
                 double *sw;
+                E = Ec;
                 sw = r->Q; r->Q = r->Qc; r->Qc = sw;
                 sw = r->G; r->G = r->Gc; r->Gc = sw;
                 sw = r->p; r->p = r->pc; r->pc = sw;
@@ -759,7 +964,62 @@ static bool descend(skf_rotonly *r, const double *target, double *E_io, double s
         }
     }
     *E_io = E;
+    *lambda_io = lambda;
+    *nu_io = nu;
     return converged;
+}
+
+static rview full_view(skf_rotonly *r)
+{
+    rview v = {0, r->B - 1, r->B + r->R, r->P, true, r->nfirst, r->first, r->eoff, r->env_size,
+               r->JtJ, r->A, r->Jtr, r->x, r->y, r->D};
+    return v;
+}
+
+/* Block b's subproblem: the principal part of the envelope on its nodes
+ * (first columns clamped to the block's first node), local buffers. */
+static rview block_view(skf_rotonly *r, size_t b)
+{
+    const size_t s0 = r->blk_s[b], e0 = r->blk_e[b], n = e0 - s0 + 1;
+    r->leoff[0] = 0;
+    for (size_t k = 0; k < n; ++k) {
+        r->lnfirst[k] = (r->nfirst[s0 + k] > s0 ? r->nfirst[s0 + k] : s0) - s0;
+        for (size_t q = 0; q < 3; ++q) {
+            const size_t row = 3 * k + q;
+            r->lfirst[row] = 3 * r->lnfirst[k];
+            r->leoff[row + 1] = r->leoff[row] + (row - r->lfirst[row] + 1);
+        }
+    }
+    rview v = {s0, e0, n, 3 * n, false, r->lnfirst, r->lfirst, r->leoff, r->leoff[3 * n],
+               r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD};
+    return v;
+}
+
+/* One start descended (D6c): with blocks, sweeps of each block's own
+ * Levenberg–Marquardt (its λ kept across sweeps), each sweep followed by one
+ * whole-problem iteration, whose rule ends it; without, whole-problem
+ * iterations alone. */
+static bool solve_start(skf_rotonly *r, const double *target, double *E, double stop, skf_rotonly_stats *st)
+{
+    rview full = full_view(r);
+    double lambda = 1e-4, nu = 2;
+    if (r->nblk == 0)
+        return descend(r, &full, target, E, stop, r->max_it, &lambda, &nu, &st->iterations, st);
+    for (size_t b = 0; b < r->nblk; ++b) {
+        r->blk_lambda[b] = 1e-4;
+        r->blk_nu[b] = 2;
+    }
+    while (st->iterations < r->max_it) {
+        for (size_t b = 0; b < r->nblk; ++b) {
+            rview v = block_view(r, b);
+            descend(r, &v, target, E, stop, SKF_ROTONLY_BLOCK_ITERATIONS, &r->blk_lambda[b], &r->blk_nu[b],
+                    &st->block_iterations, st);
+        }
+        *E = skfi_solve_energy(r->s, &r->ws, r->T); /* the blocks' differences, summed afresh */
+        if (descend(r, &full, target, E, stop, 1, &lambda, &nu, &st->iterations, st))
+            return true;
+    }
+    return false;
 }
 
 skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double *free_transforms,
@@ -805,9 +1065,10 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         one.energy_start = direct_residual(r, r->T, target);
         bool conv = !(one.energy_start > stop);
         if (!conv)
-            conv = descend(r, target, &Es, stop, &one);
+            conv = solve_start(r, target, &Es, stop, &one);
         const double Eend = direct_residual(r, r->T, target);
         st.iterations += one.iterations;
+        st.block_iterations += one.block_iterations;
         st.factorizations += one.factorizations;
         if (start == 0 || one.energy_start < st.energy_start)
             st.energy_start = one.energy_start;
