@@ -166,32 +166,8 @@ static void make_clip(const rig_case *c, synth_rng *r, size_t F, double noise, d
             double q[4] = {axes[3 * i] * sin(ang / 2), axes[3 * i + 1] * sin(ang / 2),
                            axes[3 * i + 2] * sin(ang / 2), cos(ang / 2)}, Ql[9];
             skf_quat_to_mat3(Ql, q);
-            int32_t par = c->parent[i];
-            if (par < 0) {
-                memcpy(G, Ql, sizeof Ql);
-                p[0] = 0.05 * (double)f;
-                p[1] = 0.02 * sin(0.5 * (double)f);
-                p[2] = 0;
-            } else {
-                for (int cc = 0; cc < 3; ++cc)
-                    for (int rr = 0; rr < 3; ++rr) {
-                        double s = 0;
-                        for (int l = 0; l < 3; ++l)
-                            s += G[9 * par + l * 3 + rr] * Ql[cc * 3 + l];
-                        G[9 * i + cc * 3 + rr] = s;
-                    }
-                for (int rr = 0; rr < 3; ++rr) {
-                    double s = 0;
-                    for (int l = 0; l < 3; ++l)
-                        s += G[9 * par + l * 3 + rr] * (c->b[3 * i + l] - c->b[3 * par + l]);
-                    p[3 * i + rr] = p[3 * par + rr] + s;
-                }
-            }
-            memcpy(T + 12 * i, G + 9 * i, 9 * sizeof(double));
-            for (int rr = 0; rr < 3; ++rr)
-                T[12 * i + 9 + rr] = p[3 * i + rr] - (G[9 * i + rr] * c->b[3 * i] +
-                                                      G[9 * i + 3 + rr] * c->b[3 * i + 1] +
-                                                      G[9 * i + 6 + rr] * c->b[3 * i + 2]);
+            const double root_p[3] = {0.05 * (double)f, 0.02 * sin(0.5 * (double)f), 0};
+            synth_fk_joint(i, c->parent[i], c->b, Ql, root_p, G, p, T);
         }
         double *u = targets + f * 3 * n;
         synth_skin(&c->g, T, u);

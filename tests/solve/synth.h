@@ -157,6 +157,37 @@ static inline void synth_skin(const synth_rig *g, const double *T, double *u)
     }
 }
 
+/* One joint of a length-keeping pose, parents first: G_i = G_parent Q
+ * (column-major 3×3), p_i = p_parent + G_parent (b_i − b_parent) (a root:
+ * p_i = root_p), T_i = [G_i | p_i − G_i b_i]; b, p [3B], G [9B], T [12B]. */
+static inline void synth_fk_joint(size_t i, int32_t par, const double *b, const double Q[9],
+                                  const double root_p[3], double *G, double *p, double *T)
+{
+    if (par < 0) {
+        memcpy(G + 9 * i, Q, 9 * sizeof(double));
+        memcpy(p + 3 * i, root_p, 3 * sizeof(double));
+    } else {
+        const size_t pp = (size_t)par;
+        for (int cc = 0; cc < 3; ++cc)
+            for (int rr = 0; rr < 3; ++rr) {
+                double s = 0;
+                for (int l = 0; l < 3; ++l)
+                    s += G[9 * pp + l * 3 + rr] * Q[cc * 3 + l];
+                G[9 * i + cc * 3 + rr] = s;
+            }
+        for (int rr = 0; rr < 3; ++rr) {
+            double s = 0;
+            for (int l = 0; l < 3; ++l)
+                s += G[9 * pp + l * 3 + rr] * (b[3 * i + l] - b[3 * pp + l]);
+            p[3 * i + rr] = p[3 * pp + rr] + s;
+        }
+    }
+    memcpy(T + 12 * i, G + 9 * i, 9 * sizeof(double));
+    for (int rr = 0; rr < 3; ++rr)
+        T[12 * i + 9 + rr] = p[3 * i + rr] - (G[9 * i + rr] * b[3 * i] + G[9 * i + 3 + rr] * b[3 * i + 1] +
+                                              G[9 * i + 6 + rr] * b[3 * i + 2]);
+}
+
 static inline void synth_rig_free(synth_rig *g)
 {
     free(g->rest);

@@ -83,29 +83,8 @@ static void pose(const chain_case *c, const double *axes, int f, double *T)
         double ang = 0.6 * sin(0.4 * f + 0.7 * i), s = sin(ang / 2);
         double q[4] = {axes[3 * i] * s, axes[3 * i + 1] * s, axes[3 * i + 2] * s, cos(ang / 2)}, Q[9];
         skf_quat_to_mat3(Q, q);
-        int32_t par = c->parent[i];
-        if (par < 0) {
-            memcpy(G, Q, sizeof Q);
-            p[0] = 0.05 * f, p[1] = 0.02 * f, p[2] = 0;
-        } else {
-            for (int cc = 0; cc < 3; ++cc)
-                for (int rr = 0; rr < 3; ++rr) {
-                    double v = 0;
-                    for (int l = 0; l < 3; ++l)
-                        v += G[9 * par + l * 3 + rr] * Q[cc * 3 + l];
-                    G[9 * i + cc * 3 + rr] = v;
-                }
-            for (int rr = 0; rr < 3; ++rr) {
-                double v = 0;
-                for (int l = 0; l < 3; ++l)
-                    v += G[9 * par + l * 3 + rr] * (c->b[3 * i + l] - c->b[3 * par + l]);
-                p[3 * i + rr] = p[3 * par + rr] + v;
-            }
-        }
-        memcpy(T + 12 * i, G + 9 * i, 9 * sizeof(double));
-        for (int rr = 0; rr < 3; ++rr)
-            T[12 * i + 9 + rr] = p[3 * i + rr] - (G[9 * i + rr] * c->b[3 * i] + G[9 * i + 3 + rr] * c->b[3 * i + 1] +
-                                                  G[9 * i + 6 + rr] * c->b[3 * i + 2]);
+        const double root_p[3] = {0.05 * f, 0.02 * f, 0};
+        synth_fk_joint((size_t)i, c->parent[i], c->b, Q, root_p, G, p, T);
     }
 }
 
