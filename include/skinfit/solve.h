@@ -298,7 +298,7 @@ typedef struct skf_rotonly_options {
 
 typedef struct skf_rotonly_stats {
     int iterations;         /* LM iterations of the whole problem (each: one assembly of H and Jᵀr) */
-    int block_iterations;   /* LM iterations of blocks (rigs with subtrees of > 24 joints; solver.md D6c) */
+    int block_iterations;   /* LM iterations of blocks (0 unless the block sweeps are on: options.blocks) */
     int factorizations;     /* envelope Cholesky factorisations, all tries */
     bool hit_cap;
     double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */
