@@ -402,7 +402,12 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                 memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
                 memcpy(best_w, d->weight, N * K * sizeof *best_w);
                 memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
-                memcpy(best_moments, moments, F * B * 12 * sizeof *best_moments);
+                /* the best iterate keeps its weight pass's moments for the
+                 * polish: swap the buffers (the next pass overwrites every
+                 * entry of `moments`) instead of copying F·B·12 numbers */
+                double *t = best_moments;
+                best_moments = moments;
+                moments = t;
             }
             if (x_in && !aa_on) {
                 double prev = hist[it];
