@@ -93,7 +93,8 @@ static int run_creature(size_t verts, size_t frames, size_t bones, int threads, 
            cpu, d->seconds_total, d->seconds_init, d->seconds_basis,
            d->frame_reduced ? d->frame_rank : 3 * d->frame_count, 3 * d->frame_count,
            d->seconds_weights, d->iterations,
-           d->hit_cap ? "CAP" : "converged", d->accel_steps, d->accel_rejected, d->metrics.rms,
+           d->hit_cap ? "CAP" : d->floor_reached ? "converged: RMS floor" : "converged",
+           d->accel_steps, d->accel_rejected, d->metrics.rms,
            100 * d->metrics.rms / d->metrics.diagonal, peak_mib(), mem0, input_mib, note);
     rc = 0;
 out:
@@ -165,7 +166,8 @@ int main(int argc, char **argv)
                    db_bones[i], rows[i].cpu, d->seconds_init, d->seconds_basis,
                    d->frame_reduced ? d->frame_rank : 3 * d->frame_count, 3 * d->frame_count,
                    d->frame_sketch, d->frame_discarded, d->seconds_weights, d->iterations,
-                   d->hit_cap ? "CAP" : "converged", d->metrics.rms, db_cpu[i] / rows[i].cpu,
+                   d->hit_cap ? "CAP" : d->floor_reached ? "converged: RMS floor" : "converged",
+                   d->metrics.rms, db_cpu[i] / rows[i].cpu,
                    db_cpu[i] / 10, d->metrics.rms / db_rms[i], d->metrics.rms / db_bar[i]);
             skf_decomposition_free(d);
         }

@@ -49,6 +49,15 @@ typedef enum skf_decompose_init {
 #define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 200
 #define SKF_DECOMPOSE_DEFAULT_TOLERANCE 1e-3
 #define SKF_DECOMPOSE_DEFAULT_PATIENCE 5
+/* Accuracy floor of the stopping rule (rms_floor below), a fraction of the
+ * rest pose's bounding-box diagonal: a run whose RMS error reaches it has
+ * converged, whatever its rate. Needed where the model reproduces the data
+ * exactly (E → 0 geometrically: the relative decrease then stays at the
+ * linear rate and the relative rule never holds); 1e-5 is issue 16's bound
+ * for two reconstructions to play the same (three.js against skinfit),
+ * 0.01 px on a model drawn 1000 px across (docs/decompose.md step 4, with
+ * why a floor at the input's float32 rounding would not end these runs) */
+#define SKF_DECOMPOSE_DEFAULT_RMS_FLOOR 1e-5
 /* Relative tolerance of the reduced frame space (rank_tolerance below):
  * 3e-15 of the centred trajectories' energy, a discarded part of relative
  * norm 5.5e-8 — below float32 input rounding (2^-24 ≈ 6e-8). At 1e-14 the
@@ -76,6 +85,10 @@ typedef struct skf_decompose_options {
                                  over the last `patience` iterations (docs/decompose.md);
                                  0 → SKF_DECOMPOSE_DEFAULT_TOLERANCE */
     size_t patience;          /* window of the stopping rule, iterations; 0 → default */
+    double rms_floor;         /* also converged once RMS = sqrt(E / (N F)) ≤ rms_floor ·
+                                 diagonal (dimensionless); 0 → SKF_DECOMPOSE_DEFAULT_RMS_FLOOR;
+                                 < 0 → off (then only the moment form's rounding floor, RMS
+                                 1e-8 of the diagonal, which is also the least value) */
     int anderson;             /* Anderson acceleration of the alternation over the bone
                                  transforms (type II with memory m = anderson, 1…8, safeguarded
                                  by the energy; docs/decompose.md): ≤ 0 → off, the plain
@@ -142,6 +155,8 @@ typedef struct skf_decomposition {
     size_t iterations;        /* SSDR alternations run */
     size_t best_iteration;    /* the iterate kept (lowest energy; 0 = the initialisation) */
     bool hit_cap;             /* stopped by max_iterations, not by the stopping rule */
+    bool floor_reached;       /* converged because the best RMS reached rms_floor (else, when
+                                 not hit_cap, by the relative decrease) */
     size_t accel_steps;       /* alternations started from an Anderson-mixed state */
     size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
                                  the run went back to the best iterate and a plain step) */

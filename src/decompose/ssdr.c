@@ -9,7 +9,8 @@
  * weighted absolute-orientation sweeps of skinfit/solve.h (Horn 1987 per
  * bone, moment sums, Gauss–Seidel over bones) warm-started from the previous
  * iterate, each frame's sweeps ended early once they stall (SWEEP_TOL) —
- * until the stopping rule below holds, or the cap. The result object and its metrics live in
+ * until the stopping rule below holds (the best energy's relative decrease
+ * over a window, or an accuracy floor), or the cap. The result object and its metrics live in
  * decomposition.c.
  */
 #include "decompose_internal.h"
@@ -311,9 +312,16 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     memcpy(best_T, d->transforms, F * B * 12 * sizeof *best_T);
     memcpy(best_w, d->weight, N * K * sizeof *best_w);
     memcpy(best_b, d->weight_bone, N * K * sizeof *best_b);
-    /* exact data: the moment form's rounding floor is ~1e-16 of Σ‖u‖²; stop
-     * once the RMS is below 1e-8 of the diagonal */
-    double floor_E = 1e-16 * (c.diag > 0 ? c.diag * c.diag : 1) * (double)N * (double)F;
+    /* The accuracy floor (docs/decompose.md step 4): converged once
+     * RMS ≤ rms_floor · diag. Never below 1e-8 of the diagonal: on exact data
+     * the moment form's rounding floor is ~1e-16 of Σ‖u‖². */
+    double rms_floor = opt.rms_floor > 0   ? opt.rms_floor
+                       : opt.rms_floor < 0 ? 0
+                                           : SKF_DECOMPOSE_DEFAULT_RMS_FLOOR;
+    if (rms_floor < 1e-8)
+        rms_floor = 1e-8;
+    double floor_E = rms_floor * rms_floor * (c.diag > 0 ? c.diag * c.diag : 1) * (double)N *
+                     (double)F;
 
     /* 2-4. Alternate weights and transforms. */
     size_t it = 0;
@@ -427,13 +435,17 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         /* Stopping rule (docs/decompose.md): the best energy fell by less
          * than tol per iteration on average over the last `patience`
          * iterations — a window, because the K-sparse weight step is not
-         * monotone (one bad step is often followed by good ones) — or it
-         * reached the rounding floor of exact data. */
+         * monotone (one bad step is often followed by good ones) — or its
+         * RMS reached the accuracy floor (data the model reproduces exactly,
+         * where E falls geometrically and its relative rate never drops). */
         if (it + 1 >= patience) {
             double old = hist[it + 1 - patience];
             converged = old - best_E <= tol * (double)patience * old;
         }
-        converged = converged || best_E <= floor_E;
+        if (best_E <= floor_E) {
+            d->floor_reached = !converged;
+            converged = true;
+        }
     }
     c.basis = NULL; /* the polish, metrics and skeleton read the full frames */
     skfi_frame_basis_free(&fbasis);

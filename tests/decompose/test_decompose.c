@@ -297,6 +297,9 @@ static void test_bone_anim(int only)
                SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS, d->best_iteration);
         CHECK(!d->hit_cap);
         CHECK(d->iterations < SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS);
+        /* by the relative decrease: Bone_Anim's RMS (~0.1 % of the
+         * diagonal) is far above the accuracy floor */
+        CHECK(!d->floor_reached);
 #endif
         check_weights(d, rel);
         if (o.pca_shapes) {
@@ -428,6 +431,12 @@ static bool finite_decomposition(const skf_decomposition *d)
     return isfinite(d->metrics.rms);
 }
 
+/* the creature of test_creature_floor: 5000 vertices x 100 frames of the
+ * Walk, 60 bones (the bench's 50k case at a tenth of the vertices) */
+#define FLOOR_NV 5000
+#define FLOOR_F 100
+#define FLOOR_B 60
+
 /* Default runs on the creature's clips converge (stopping rule, not the cap),
  * with --bones N and with the mean-shift count; --max-influences 1..8. */
 static void test_creature_converges(void)
@@ -488,6 +497,59 @@ static void test_creature_converges(void)
         free(rest);
         skf_meshseq_free(seq);
     }
+}
+
+/* The accuracy floor of the stopping rule (issue 16 §1; docs/decompose.md
+ * "Stopping rule"). With more bones than the creature's 27 weighted joints
+ * its exact LBS animation can be reproduced exactly, the energy falls
+ * geometrically towards 0 and its relative decrease stays at the linear
+ * rate: the relative rule alone does not end the run (it runs to the cap,
+ * like the bench's 50k-vertex creature at 60 bones: here 200 iterations).
+ * By default the run ends
+ * converged, by the floor, at RMS ≤ rms_floor · diagonal; Bone_Anim (test
+ * bones N) still ends by the relative rule. */
+static void test_creature_floor(void)
+{
+    double *rest = NULL;
+    skf_meshseq *seq = creature_seq(FLOOR_NV, 0, FLOOR_F, &rest);
+    if (!seq)
+        return;
+    skf_decomposition *d[2] = {NULL, NULL};
+    for (int off = 0; off < 2; ++off) {
+        skf_error err;
+        skf_decompose_options o = {.bone_count = FLOOR_B, .rms_floor = off ? -1 : 0};
+#if defined(__SANITIZE_ADDRESS__)
+        if (off)
+            break; /* ASan: the default run only */
+#endif
+        skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, rest,
+                                      seq->triangle_count, seq->triangles, &o, &d[off], &err);
+        CHECK_MSG(st == SKF_OK, "%s", err.message);
+        if (!d[off])
+            continue;
+        printf("creature Walk %zu v x %zu f, %d bones, rms_floor %s: %zu iterations (%s), RMS "
+               "%.4g %% of the diagonal\n", d[off]->vertex_count, d[off]->frame_count, FLOOR_B,
+               off ? "off" : "default", d[off]->iterations,
+               d[off]->hit_cap ? "CAP" : d[off]->floor_reached ? "converged: floor" : "converged",
+               100 * d[off]->metrics.rms / d[off]->metrics.diagonal);
+        CHECK(finite_decomposition(d[off]));
+        check_weights(d[off], "creature floor");
+    }
+    if (d[0]) {
+        CHECK(!d[0]->hit_cap && d[0]->floor_reached);
+        CHECK(d[0]->metrics.rms <= SKF_DECOMPOSE_DEFAULT_RMS_FLOOR * d[0]->metrics.diagonal);
+    }
+    if (d[0] && d[1]) {
+        /* without the floor: the relative rule alone runs to the cap, the
+         * same path further on (the floor's run is its prefix) */
+        CHECK(d[1]->hit_cap && !d[1]->floor_reached);
+        CHECK(d[1]->iterations > d[0]->iterations);
+        CHECK(d[1]->metrics.rms <= d[0]->metrics.rms);
+    }
+    skf_decomposition_free(d[0]);
+    skf_decomposition_free(d[1]);
+    free(rest);
+    skf_meshseq_free(seq);
 }
 
 /* The same bits at 1 and 2 threads (weights, transforms, metrics). */
@@ -656,7 +718,8 @@ static void test_degenerate(void)
     skf_meshseq_free(seq);
 }
 
-/* No argument: NNLS, cylinder, the bone-count error. "bones N": Bone_Anim
+/* No argument: NNLS, cylinder, the bone-count error. "floor": the stopping
+ * rule's accuracy floor on the creature. "bones N": Bone_Anim
  * at N bones (separate ctest entries keep each under a minute in ASan). */
 int main(int argc, char **argv)
 {
@@ -667,6 +730,10 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "creature")) {
         test_creature_converges();
         test_threads_bit_identical();
+        return skf_test_done();
+    }
+    if (argc > 1 && !strcmp(argv[1], "floor")) {
+        test_creature_floor();
         return skf_test_done();
     }
     if (argc > 1 && !strcmp(argv[1], "anderson")) {

@@ -400,7 +400,10 @@ int cmd_decompose(int argc, char **argv)
            d->frame_count, r6(out_fps), out_path);
     printf("  bones %zu (initialisation found %zu), max influences %zu, iterations %zu (%s, best "
            "%zu), %g s\n", d->bone_count, d->init_bones, d->max_influences, d->iterations,
-           d->hit_cap ? "stopped at the cap" : "converged", d->best_iteration,
+           d->hit_cap         ? "stopped at the cap"
+           : d->floor_reached ? "converged: RMS at the accuracy floor"
+                              : "converged",
+           d->best_iteration,
            r6(d->seconds_total));
     printf("  %-22s %12s %10s %14s\n", "", "RMS (units)", "E_RMS", "worst (% diag)");
     printf("  %-22s %12g %10g %14g\n", "skinning", r6(d->metrics.rms), r6(d->metrics.erms),
