@@ -431,12 +431,6 @@ static bool finite_decomposition(const skf_decomposition *d)
     return isfinite(d->metrics.rms);
 }
 
-/* the creature of test_creature_floor: 5000 vertices x 100 frames of the
- * Walk, 60 bones (the bench's 50k case at a tenth of the vertices) */
-#define FLOOR_NV 5000
-#define FLOOR_F 100
-#define FLOOR_B 60
-
 /* Default runs on the creature's clips converge (stopping rule, not the cap),
  * with --bones N and with the mean-shift count; --max-influences 1..8. */
 static void test_creature_converges(void)
@@ -500,14 +494,18 @@ static void test_creature_converges(void)
 }
 
 /* The accuracy floor of the stopping rule (issue 16 §1; docs/decompose.md
- * "Stopping rule"). With more bones than the creature's 27 weighted joints
- * its exact LBS animation can be reproduced exactly, the energy falls
- * geometrically towards 0 and its relative decrease stays at the linear
- * rate: the relative rule alone does not end the run (it runs to the cap,
- * like the bench's 50k-vertex creature at 60 bones: here 200 iterations).
- * By default the run ends
+ * step 4). With more bones than the creature's 27 weighted joints its exact
+ * LBS animation can be reproduced exactly, the energy falls geometrically
+ * towards 0 and its relative decrease stays at the linear rate: the
+ * relative rule alone does not end the run (it runs to the cap, like the
+ * bench's 50k-vertex creature at 60 bones). By default the run ends
  * converged, by the floor, at RMS ≤ rms_floor · diagonal; Bone_Anim (test
- * bones N) still ends by the relative rule. */
+ * bones N) still ends by the relative rule. The creature: 5000 vertices x
+ * 100 frames of the Walk, 60 bones (the bench's 50k case at a tenth of the
+ * vertices). */
+#define FLOOR_NV 5000
+#define FLOOR_F 100
+#define FLOOR_B 60
 static void test_creature_floor(void)
 {
     double *rest = NULL;
