@@ -690,6 +690,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     size_t *queue = skf_malloc_array(B, sizeof *queue);
     size_t *hops = skf_malloc_array(B, sizeof *hops);
     skf_solver *solver = NULL;
+    double *hist = NULL; /* the best energy per round (allocated with the round cap) */
     if (!S || !Mc || !mass || !cost || !jp || !parent || !b || !bind || !off || !cb || !cw ||
         !Tcur || !Tbest || !Tnext || !jbest || !fixed || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton");
@@ -829,7 +830,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
      * SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a warning). */
     bool by_rule = rounds == 0;
     size_t cap = by_rule ? SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS : rounds;
-    double *hist = skf_malloc_array(cap + 1, sizeof *hist);
+    hist = skf_malloc_array(cap + 1, sizeof *hist);
     if (!hist) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory in the skeleton");
         goto done;
@@ -897,7 +898,6 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
         if (by_rule && r >= r_base + patience)
             settled = hist[r - patience] - bestE <= tol * (double)patience * hist[r - patience];
     }
-    skf_free(hist);
     d->skeleton_rounds_run = r - 1;
     d->skeleton_hit_cap = by_rule && !settled;
     if (d->skeleton_hit_cap)
@@ -912,6 +912,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     parent = NULL;
     d->skeleton_root = root;
 done:
+    skf_free(hist);
     skf_solver_free(solver);
     skf_free(S);
     skf_free(Mc);
