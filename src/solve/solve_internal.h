@@ -138,6 +138,20 @@ void skfi_solve_affine_start(const skf_solver *s, skfi_solve_ws *ws, const doubl
  * adds to st->sweeps, sets st->hit_cap (true when stopped by the cap). */
 void skfi_solve_sweeps(const skf_solver *s, const skfi_solve_ws *ws, double *T,
                        skf_solve_stats *st, int max_sweeps);
+/* The same sweeps on up to 4 frames at once (bone_sweep.c "Four frames at
+ * once"): the warm-started, moment-form path of skf_solver_frames_moments
+ * (start WARM, skip_start_energy, fast_rotation, no Newton), each frame's
+ * transforms and stats bit for bit those of the one-frame path. nl ≤ 4
+ * frames: moments [nl*B*12], sq [nl], transforms [nl*B*12] in/out, stats
+ * [nl] or NULL; scratch of skfi_solve_lanes_scratch(s) bytes (any
+ * alignment). */
+#define SKFI_SOLVE_LANES 4
+size_t skfi_solve_lanes_scratch(const skf_solver *s);
+void skfi_solve_sweeps_lanes(const skf_solver *s, size_t nl, const double *moments, const double *sq,
+                             double *transforms, skf_solve_stats *stats, void *scratch);
+/* Tests only: 0 (default) the lanes with AVX2 where the CPU has it, 1 the
+ * one-frame path (no lanes), 2 the lanes on generic vectors. */
+extern int skfi_solve_lanes_mode;
 
 /* newton.c: per-rig setup (active bones, envelope), after the moments. */
 skf_status skfi_solve_newton_setup(skf_solver *s, skf_error *err);

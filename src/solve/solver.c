@@ -593,6 +593,38 @@ static skf_status solve_frames(skf_solver *s, size_t F, const double *targets, c
     int nt = s->threads;
     if ((size_t)nt > F)
         nt = (int)F;
+    if (!targets && s->opt.start == SKF_SOLVE_START_WARM && s->opt.skip_start_energy &&
+        s->opt.fast_rotation && !s->nt_enabled && skfi_solve_lanes_mode != 1) {
+        /* The warm-started moment form (the decomposition's transform
+         * step): frames in groups of SKFI_SOLVE_LANES on vector lanes
+         * (bone_sweep.c), each frame bit for bit the one-frame path's, so
+         * the groups (fixed by frame index) and the threads change no bit. */
+        size_t groups = (F + SKFI_SOLVE_LANES - 1) / SKFI_SOLVE_LANES;
+        if ((size_t)nt > groups)
+            nt = (int)groups;
+        int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            void *scratch = skf_malloc(skfi_solve_lanes_scratch(s));
+            if (!scratch) {
+#pragma omp atomic write
+                failed = 1;
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (long g = 0; g < (long)groups; ++g) {
+                if (!scratch)
+                    continue;
+                size_t f0 = (size_t)g * SKFI_SOLVE_LANES;
+                size_t nl = F - f0 < SKFI_SOLVE_LANES ? F - f0 : SKFI_SOLVE_LANES;
+                skfi_solve_sweeps_lanes(s, nl, moments + f0 * B12, sq + f0, transforms + f0 * B12,
+                                        stats ? stats + f0 : NULL, scratch);
+            }
+            skf_free(scratch);
+        }
+        if (failed)
+            return skf_fail(err, SKF_ERR_NOMEM, "solver: frames: out of memory (%d workspaces)", nt);
+        return SKF_OK;
+    }
     skfi_solve_ws *ws = nt > 1 ? make_workspaces(s, nt) : NULL;
     if (nt > 1 && !ws)
         return skf_fail(err, SKF_ERR_NOMEM, "solver: frames: out of memory (%d workspaces)", nt);
