@@ -126,6 +126,9 @@ bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, doub
  * corrective shapes. */
 void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition *d, bool with_shapes,
                 skf_decompose_metrics *m);
+/* Tests only (decomposition.c): 1 (default) the metric pass on frame lanes,
+ * AVX2 where the CPU has it; 2 on the generic vectors; 0 frame by frame. */
+extern int skfi_decompose_measure_lanes;
 
 /* CSR view of d's K-slot weights for the solver (zeros dropped): offsets
  * [N+1], bone / weight [N*K] out (decomposition.c). */

@@ -17,6 +17,7 @@
  * A bone with μ = 0 has no weighted vertex: it keeps its transform.
  */
 #include "solve_internal.h"
+#include "base/lanes.h"
 
 #include <float.h>
 #include <math.h>
@@ -119,27 +120,19 @@ void skfi_solve_sweeps(const skf_solver *s, const skfi_solve_ws *ws, double *T, 
  * steps of the fast Horn fit, its eigenvector column, a non-finite update —
  * the lane is masked or finished on its own (the Jacobi fallback runs per
  * lane). So each frame's result is the scalar path's, bit for bit, whatever
- * frames share its group (tested: test_solve_lanes). On x86-64 the kernel is
- * also compiled for AVX2 (four doubles per instruction; no FMA) and chosen
- * at run time; elsewhere (WASM, other CPUs) the same source runs on the
- * generic vectors. */
-#define LANES 4
-typedef double v4d __attribute__((vector_size(32)));
-typedef int64_t v4l __attribute__((vector_size(32)));
-#define INL static inline __attribute__((always_inline))
-/* the lane helpers are always inlined: no vector crosses a call, so the
- * AVX argument ABI warning (GCC, Clang) does not apply */
-#pragma GCC diagnostic ignored "-Wpsabi"
+ * frames share its group (tested: test_solve_lanes). The vectors, and the
+ * kernel's AVX2 build chosen at run time: src/base/lanes.h. */
+#define LANES SKF_LANES
+#define INL SKF_INL
+typedef skf_v4d v4d;
+typedef skf_v4l v4l;
+#define vset skf_vset
+#define vsel skf_vsel
+#define vabs skf_vabs
+#define vfinite skf_vfinite
+#define vany skf_vany
 
 int skfi_solve_lanes_mode;
-
-INL v4d vset(double x) { return (v4d){x, x, x, x}; }
-/* per lane: m ? a : b (m all ones or zeros), |x|, finite, any lane set
- * (macros: a vector passed by value would cross the AVX ABI change) */
-#define vsel(m, a, b) ((v4d)(((m) & (v4l)(a)) | (~(m) & (v4l)(b))))
-#define vabs(x) ((v4d)((v4l)(x) & (v4l){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
-#define vfinite(x) ((v4l)(vabs(x) <= vset(DBL_MAX)))
-#define vany(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
 
 INL void tm4(const v4d *T, const double *M, v4d P[3][4])
 {
@@ -430,9 +423,8 @@ static void group_generic(const skf_solver *s, size_t nl, const double *moments,
     group_body(s, nl, moments, sq, transforms, stats, scratch);
 }
 
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__) && defined(__GNUC__)
-#define SKF_LANES_AVX2 1
-__attribute__((target("avx2"))) static void group_avx2(const skf_solver *s, size_t nl,
+#ifdef SKF_LANES_AVX2
+SKF_TARGET_AVX2 static void group_avx2(const skf_solver *s, size_t nl,
                                                        const double *moments, const double *sq,
                                                        double *transforms, skf_solve_stats *stats,
                                                        v4d *scratch)
