@@ -10,6 +10,8 @@
 #include "solve/solve_internal.h"
 #include "solve/synth.h"
 
+#include <float.h>
+
 #define B 12
 #define NV 900
 #define F 11
@@ -124,6 +126,30 @@ int main(void)
             skf_solver_free(s);
         }
     skfi_solve_lanes_mode = 0;
+    /* the finiteness check (solver.c all_finite, by exponent bits): ±inf and
+     * NaN anywhere, the last entry included, name their frame; the largest
+     * finite number and subnormals pass */
+    {
+        const double bad[3] = {-INFINITY, INFINITY, NAN};
+        const size_t at[3] = {(3 * B + 5) * 12 + 7, (7 * B + 2) * 12 + 1, F * B * 12 - 1};
+        for (int t = 0; t < 3; ++t) {
+            double keep = mom[at[t]];
+            mom[at[t]] = bad[t];
+            memcpy(T, start, F * B * 12 * sizeof *T);
+            CHECK(skf_solver_frames_moments(s0, F, mom, sq, T, NULL, &err) == SKF_ERR_FORMAT);
+            char want[32];
+            snprintf(want, sizeof want, "frame %zu", at[t] / (B * 12));
+            CHECK_MSG(strstr(err.message, want) != NULL, "%s\n", err.message);
+            mom[at[t]] = keep;
+        }
+        double keep0 = start[5], keep1 = start[6];
+        start[5] = DBL_MAX;
+        start[6] = 4.9e-324;
+        memcpy(T, start, F * B * 12 * sizeof *T);
+        CHECK(skf_solver_frames_moments(s0, F, mom, sq, T, NULL, &err) == SKF_OK);
+        start[5] = keep0;
+        start[6] = keep1;
+    }
     /* the fits are real: frame 0 (exact data, warm from the truth) ends at it */
     double worst = 0;
     for (size_t b = 0; b < B; ++b)
