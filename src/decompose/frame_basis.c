@@ -73,6 +73,27 @@ static void gather(const skfi_decompose_ctx *c, const double *mu, size_t s0, siz
     }
 }
 
+/* LAPACKE_dormqr (side 'L', column-major) without its scan of A and C for
+ * NaN — the sketch is finite (skf_decompose checked the frames), and the
+ * scan of the N × k reflectors on every growth step was a fifth of the QR
+ * updates' instructions. The same workspace query and the same call as
+ * LAPACKE_dormqr, so the same bits. */
+static lapack_int ormqr(char trans, lapack_int m, lapack_int n, lapack_int k, const double *A,
+                        lapack_int lda, const double *tau, double *C, lapack_int ldc)
+{
+    double q = 0;
+    lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, A, lda, tau, C, ldc, &q, -1);
+    if (info)
+        return info;
+    lapack_int lw = (lapack_int)q;
+    double *work = skf_malloc_array(lw > 0 ? (size_t)lw : 1, sizeof *work);
+    if (!work)
+        return LAPACK_WORK_MEMORY_ERROR;
+    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, A, lda, tau, C, ldc, work, lw);
+    skf_free(work);
+    return info;
+}
+
 void skfi_frame_basis_free(skfi_frame_basis *fb)
 {
     skf_free(fb->coords);
@@ -204,8 +225,8 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
          * estimate is below SAFETY · tol · ‖U‖²; those samples are then not
          * needed in the basis. */
         double *Y = A + k * N;
-        if (k && LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)N, (lapack_int)bs, (lapack_int)k, A,
-                                (lapack_int)N, tau, Y, (lapack_int)N)) {
+        if (k && ormqr('T', (lapack_int)N, (lapack_int)bs, (lapack_int)k, A, (lapack_int)N, tau, Y,
+                       (lapack_int)N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
@@ -239,8 +260,8 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         memset(qn, 0, N * bs * sizeof *qn);
         for (size_t i = 0; i < bs; ++i)
             qn[i * N + k + i] = 1;
-        if (LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)N, (lapack_int)bs, (lapack_int)(k + bs), A,
-                           (lapack_int)N, tau, qn, (lapack_int)N)) {
+        if (ormqr('N', (lapack_int)N, (lapack_int)bs, (lapack_int)(k + bs), A, (lapack_int)N, tau, qn,
+                  (lapack_int)N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
