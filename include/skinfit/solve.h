@@ -203,7 +203,11 @@ skf_status skf_solver_frames(skf_solver *s, size_t frame_count, const double *ta
  *   sq [F]: Σ_j ‖u_fj − o‖² (times c_j).
  * Otherwise as skf_solver_frames (warm starts in transforms, F independent
  * frames in parallel, same result at any thread count); stats' residual and
- * rms are NaN (there is no target to measure against). Errors:
+ * rms are NaN (there is no target to measure against). With warm starts,
+ * skip_start_energy, fast_rotation and the sweeps method (decompose's
+ * transform step) the frames run four at a time on vector lanes (AVX2 where
+ * the CPU has it), each frame's transforms and stats bit for bit those of
+ * the one-frame path (docs/solver.md "Sharing with decompose"). Errors:
  * SKF_ERR_FORMAT when a moment, sum or warm start is not finite. */
 skf_status skf_solver_frames_moments(skf_solver *s, size_t frame_count, const double *moments,
                                      const double *sq, double *transforms, skf_solve_stats *stats,
