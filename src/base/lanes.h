@@ -21,7 +21,7 @@
 #define SKF_LANES 4
 typedef double skf_v4d __attribute__((vector_size(32)));
 typedef int64_t skf_v4l __attribute__((vector_size(32)));
-#define SKF_INL static inline __attribute__((always_inline))
+#define SKF_INL inline __attribute__((always_inline)) /* after static */
 
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__) && defined(__GNUC__)
 #define SKF_LANES_AVX2 1
@@ -32,7 +32,8 @@ typedef int64_t skf_v4l __attribute__((vector_size(32)));
  * lane set (macros: a vector passed by value would cross the ABI change) */
 #define skf_vset(x) ((skf_v4d){(x), (x), (x), (x)})
 #define skf_vsel(m, a, b) ((skf_v4d)(((m) & (skf_v4l)(a)) | (~(m) & (skf_v4l)(b))))
-#define skf_vabs(x) ((skf_v4d)((skf_v4l)(x) & (skf_v4l){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
+#define skf_vabs(x)                                                                                \
+    ((skf_v4d)((skf_v4l)(x) & (skf_v4l){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
 #define skf_vfinite(x) ((skf_v4l)(skf_vabs(x) <= skf_vset(DBL_MAX)))
 #define skf_vany(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
 

@@ -96,8 +96,8 @@ void skf_decompose_measure(size_t N, size_t F, const double *a, const double *b,
  * fsum[l] and the largest error are the one-frame loop's bit for bit
  * (base/lanes.h; test_decompose_measure compares them). T4: scratch of
  * B·12 vectors. */
-SKF_INL void measure_group_body(const skfi_decompose_ctx *c, const skf_decomposition *d, size_t f0,
-                                size_t nl, skf_v4d *T4, double *fsum, double *mx)
+static SKF_INL void measure_group_body(const skfi_decompose_ctx *c, const skf_decomposition *d,
+                                       size_t f0, size_t nl, skf_v4d *T4, double *fsum, double *mx)
 {
     const size_t N = c->N, K = d->max_influences, B12 = d->bone_count * 12;
     const double *u[SKF_LANES];
@@ -138,8 +138,8 @@ SKF_INL void measure_group_body(const skfi_decompose_ctx *c, const skf_decomposi
     }
 }
 
-static void measure_group_generic(const skfi_decompose_ctx *c, const skf_decomposition *d, size_t f0,
-                                  size_t nl, skf_v4d *T4, double *fsum, double *mx)
+static void measure_group_generic(const skfi_decompose_ctx *c, const skf_decomposition *d,
+                                  size_t f0, size_t nl, skf_v4d *T4, double *fsum, double *mx)
 {
     measure_group_body(c, d, f0, nl, T4, fsum, mx);
 }
@@ -186,7 +186,8 @@ void skfi_decompose_measure(const skfi_decompose_ctx *c, const skf_decomposition
             for (long long g = 0; g < G; ++g) {
                 if (!T4)
                     continue;
-                size_t f0 = (size_t)g * SKF_LANES, nl = (size_t)F - f0 < SKF_LANES ? (size_t)F - f0 : SKF_LANES;
+                size_t f0 = (size_t)g * SKF_LANES;
+                size_t nl = (size_t)F - f0 < SKF_LANES ? (size_t)F - f0 : SKF_LANES;
 #ifdef SKF_LANES_AVX2
                 if (skfi_decompose_measure_lanes != 2 && __builtin_cpu_supports("avx2")) {
                     measure_group_avx2(c, d, f0, nl, T4, fsum, &mx);

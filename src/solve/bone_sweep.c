@@ -134,7 +134,7 @@ typedef skf_v4l v4l;
 
 int skfi_solve_lanes_mode;
 
-INL void tm4(const v4d *T, const double *M, v4d P[3][4])
+static INL void tm4(const v4d *T, const double *M, v4d P[3][4])
 {
     for (int r = 0; r < 3; ++r) {
         const v4d a = T[r], b = T[3 + r], c2 = T[6 + r], d = T[9 + r];
@@ -143,7 +143,7 @@ INL void tm4(const v4d *T, const double *M, v4d P[3][4])
     }
 }
 
-INL v4d local_f4(const v4d *T, const double *M, const v4d *Q)
+static INL v4d local_f4(const v4d *T, const double *M, const v4d *Q)
 {
     v4d P[3][4];
     tm4(T, M, P);
@@ -155,7 +155,7 @@ INL v4d local_f4(const v4d *T, const double *M, const v4d *Q)
 }
 
 /* horn.c's minor3 / cofactor4 on lanes (same products, same order) */
-INL v4d minor3v(const v4d A[16], int r0, int r1, int r2, int c0, int c1, int c2)
+static INL v4d minor3v(const v4d A[16], int r0, int r1, int r2, int c0, int c1, int c2)
 {
 #define X(r, c) A[(r) * 4 + (c)]
     return X(r0, c0) * (X(r1, c1) * X(r2, c2) - X(r1, c2) * X(r2, c1)) -
@@ -166,7 +166,7 @@ INL v4d minor3v(const v4d A[16], int r0, int r1, int r2, int c0, int c1, int c2)
 
 static const int others3v[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
 
-INL v4d cofactor4v(const v4d A[16], int r, int c)
+static INL v4d cofactor4v(const v4d A[16], int r, int c)
 {
     const int *rr = others3v[r], *cc = others3v[c];
     v4d m = minor3v(A, rr[0], rr[1], rr[2], cc[0], cc[1], cc[2]);
@@ -175,7 +175,7 @@ INL v4d cofactor4v(const v4d A[16], int r, int c)
 
 /* skf_horn_rotation_fast on lanes; lanes it cannot decide (the scalar
  * code's fallbacks) get skf_horn_rotation, one lane at a time. */
-INL void horn_fast4(const v4d H[9], v4d R[9])
+static INL void horn_fast4(const v4d H[9], v4d R[9])
 {
 #define S(a, b) H[(a) * 3 + (b)]
     const v4d sxx = S(0, 0), sxy = S(0, 1), sxz = S(0, 2);
@@ -285,7 +285,7 @@ INL void horn_fast4(const v4d H[9], v4d R[9])
 }
 
 /* update_bone on lanes: lanes outside act keep their transform and add 0. */
-INL v4d update_bone4(const skf_solver *s, const v4d *C, v4d *T, size_t i, const v4l *act)
+static INL v4d update_bone4(const skf_solver *s, const v4d *C, v4d *T, size_t i, const v4l *act)
 {
     v4d Qr[3][4];
     const v4d *Ci = C + 12 * i;
@@ -330,7 +330,7 @@ INL v4d update_bone4(const skf_solver *s, const v4d *C, v4d *T, size_t i, const 
 }
 
 /* skfi_solve_energy on lanes */
-INL v4d energy4(const skf_solver *s, const v4d *C, const v4d *U, const v4d *T)
+static INL v4d energy4(const skf_solver *s, const v4d *C, const v4d *U, const v4d *T)
 {
     v4d lin = vset(0), quad = vset(0);
     for (size_t i = 0; i < s->B; ++i) {
@@ -357,7 +357,7 @@ INL v4d energy4(const skf_solver *s, const v4d *C, const v4d *U, const v4d *T)
 }
 
 /* solver.c's shift_centre (massless false) on lanes */
-INL void shift4(const skf_solver *s, v4d *T, double sign)
+static INL void shift4(const skf_solver *s, v4d *T, double sign)
 {
     const double *c = s->centre;
     for (size_t i = 0; i < s->B; ++i) {
@@ -372,7 +372,7 @@ INL void shift4(const skf_solver *s, v4d *T, double sign)
 /* One group: nl ≤ LANES frames (moments [nl*B*12], sq [nl], transforms
  * [nl*B*12] in/out, stats [nl] or NULL); scratch: 2·B·12 vectors. Lanes
  * past nl repeat the last frame and are dropped. */
-INL void group_body(const skf_solver *s, size_t nl, const double *moments, const double *sq,
+static INL void group_body(const skf_solver *s, size_t nl, const double *moments, const double *sq,
                     double *transforms, skf_solve_stats *stats, v4d *scratch)
 {
     const size_t B = s->B, B12 = B * 12;
