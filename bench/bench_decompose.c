@@ -4,14 +4,17 @@
  *      and RMS printed beside Dem Bones' figures of the issue (measured on
  *      this machine type, one thread, nnz = 4) as ratios, and against the
  *      targets (1/10 of its CPU time, RMS of its transAffine=0 run);
- *   2. the weight step at 1 and 2 threads (Bone_Anim, 20 bones): speed-up and
- *      whether the results are bit-identical;
+ *   2. the weight step at 1, 2 and 3 threads (Bone_Anim, 20 bones): speed-up,
+ *      its bound from thread CPU times, and whether the results are
+ *      bit-identical;
  *   3. --skeleton on Bone_Anim at 10 bones (skeletal error beside the flat);
  *   4. the procedural creature: 5000 v x 24 f x 30 bones, and 50k v x 100 f x
  *      60 bones (CPU, peak memory against the decoded input).
  * Ends with the markdown table that README.md and docs/decompose.md quote.
  *   Bone_Anim and the creatures also with the opt-in Anderson acceleration.
- * usage: bench_decompose [--skip-creature] [--skip-anderson] [--vertices N]
+ *   --threads-only: only section 2, at 5 / 10 / 20 bones and on the creature
+ *      5000 v x 24 f x 30 bones, at 1, 2 and 3 threads.
+ * usage: bench_decompose [--skip-creature] [--skip-anderson] [--threads-only] [--vertices N]
  *        (env SKF_DATA) */
 #include "skinfit/creature.h"
 #include "skinfit/decompose.h"
@@ -106,16 +109,84 @@ out:
     return rc;
 }
 
+/* The weight step at 1, 2 and 3 threads (20 alternations): wall speed-up,
+ * whether the results are bit-identical, and the same from thread CPU
+ * times, which a loaded machine moves much less than wall time: the serial
+ * share (the caller's CPU outside the parallel regions), the regions' work
+ * summed over threads, and their critical path (the busiest thread). */
+static void thread_figure(const char *name, size_t bones, size_t N, size_t F, const double *frames,
+                          const double *rest, size_t T, const uint32_t *tris)
+{
+    skf_error err;
+    skf_decomposition *dt[3] = {NULL, NULL, NULL};
+    for (int t = 0; t < 3; ++t) {
+        skf_decompose_options o = {.bone_count = bones, .threads = t + 1, .max_iterations = 20};
+        if (skf_decompose(N, F, frames, rest, T, tris, &o, &dt[t], &err))
+            printf("threads: %s\n", err.message);
+    }
+    if (dt[0] && dt[1] && dt[2]) {
+        size_t K = dt[0]->max_influences;
+        bool same = true;
+        for (int t = 1; t < 3; ++t)
+            same = same && dt[t]->iterations == dt[0]->iterations &&
+                   !memcmp(dt[0]->transforms, dt[t]->transforms,
+                           dt[0]->frame_count * dt[0]->bone_count * 12 * sizeof(double)) &&
+                   !memcmp(dt[0]->weight, dt[t]->weight, N * K * sizeof(double)) &&
+                   !memcmp(dt[0]->weight_bone, dt[t]->weight_bone, N * K * sizeof(uint32_t));
+        printf("weight step, %s %zu bones, 20 iterations: 1 thread %.3f s, 2 threads "
+               "%.3f s wall: %.2fx (3 threads %.3f s); whole run %.2fx; results at 1/2/3 threads %s\n",
+               name, bones, dt[0]->seconds_weights, dt[1]->seconds_weights,
+               dt[0]->seconds_weights / dt[1]->seconds_weights, dt[2]->seconds_weights,
+               dt[0]->seconds_total / dt[1]->seconds_total, same ? "bit-identical" : "DIFFERENT");
+        double serial = dt[0]->cpu_weights - dt[0]->cpu_weights_loop_sum;
+        double t1 = serial + dt[0]->cpu_weights_loop_sum;
+        double t2 = serial + dt[1]->cpu_weights_loop_max;
+        printf("weight step by thread CPU: serial part %.4f s (%.1f %%), parallel regions %.4f s "
+               "at 1 thread, %.4f s summed over 2 threads (work x%.2f), busiest thread %.4f s "
+               "(balance %.2f): 2-core speed-up on idle cores <= %.2fx\n",
+               serial, 100 * serial / t1, dt[0]->cpu_weights_loop_sum, dt[1]->cpu_weights_loop_sum,
+               dt[1]->cpu_weights_loop_sum / dt[0]->cpu_weights_loop_sum,
+               dt[1]->cpu_weights_loop_max,
+               dt[1]->cpu_weights_loop_sum / (2 * dt[1]->cpu_weights_loop_max), t1 / t2);
+    }
+    for (int t = 0; t < 3; ++t)
+        skf_decomposition_free(dt[t]);
+}
+
+/* thread_figure on the procedural creature (verts x frames, the rig's rest pose) */
+static void creature_thread_figure(size_t verts, size_t frames, size_t bones)
+{
+    skf_error err;
+    skf_creature_options co = {.vertices = verts};
+    skf_gltf *doc = NULL;
+    skf_rig *rig = NULL;
+    skf_clip *clip = NULL;
+    skf_meshseq *cs = NULL;
+    if (skf_creature_build(&co, &doc, &err) || skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) ||
+        skf_clip_from_gltf(doc, 0, &clip, &err) ||
+        skf_rig_bake(rig, clip, (double)(frames - 1) / clip->duration, 0, NULL, &cs, &err))
+        printf("creature: %s\n", err.message);
+    else
+        thread_figure("creature", bones, cs->vertex_count, cs->frame_count, cs->positions,
+                      rig->rest_positions, cs->triangle_count, cs->triangles);
+    skf_meshseq_free(cs);
+    skf_clip_free(clip);
+    skf_rig_free(rig);
+    skf_gltf_free(doc);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    bool creature = true, plain = true;
+    bool creature = true, plain = true, threads_only = false, threads_all = false;
     size_t verts = 50000;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--skip-creature"))
             creature = false;
         else if (!strcmp(argv[i], "--skip-anderson"))
             plain = false;
+        else if (!strcmp(argv[i], "--threads-only"))
+            threads_only = threads_all = true;
         else if (!strcmp(argv[i], "--vertices") && i + 1 < argc)
             verts = (size_t)atol(argv[++i]);
     }
@@ -128,7 +199,7 @@ int main(int argc, char **argv)
     bool have = false;
     if (skf_alembic_read(path, NULL, &seq, &err) == SKF_OK) {
         have = true;
-        for (int i = 0; i < 3 && plain; ++i) {
+        for (int i = 0; i < 3 && plain && !threads_only; ++i) {
             /* the opt-in Anderson acceleration (m = 5) beside the default */
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1, .anderson = 5};
             skf_decomposition *d = NULL;
@@ -146,7 +217,7 @@ int main(int argc, char **argv)
                    d->accel_rejected, d->metrics.rms);
             skf_decomposition_free(d);
         }
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < 3 && !threads_only; ++i) {
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1};
             skf_decomposition *d = NULL;
             double c0 = cpu_seconds();
@@ -171,43 +242,16 @@ int main(int argc, char **argv)
                    db_cpu[i] / 10, d->metrics.rms / db_rms[i], d->metrics.rms / db_bar[i]);
             skf_decomposition_free(d);
         }
-        /* weight step: 1 vs 2 threads, bit-identity */
-        skf_decomposition *dt[2] = {NULL, NULL};
-        for (int t = 0; t < 2; ++t) {
-            skf_decompose_options o = {.bone_count = 20, .threads = t + 1, .max_iterations = 20};
-            if (skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
-                              seq->triangle_count, seq->triangles, &o, &dt[t], &err))
-                printf("threads: %s\n", err.message);
+        /* weight step: 1 vs 2 (and 3) threads, bit-identity */
+        for (int i = 0; i < 3; ++i)
+            if (threads_all || db_bones[i] == 20)
+                thread_figure("Bone_Anim", db_bones[i], seq->vertex_count, seq->frame_count,
+                              seq->positions, NULL, seq->triangle_count, seq->triangles);
+        if (threads_only) {
+            skf_meshseq_free(seq);
+            seq = NULL;
+            goto creature_threads;
         }
-        if (dt[0] && dt[1]) {
-            size_t N = dt[0]->vertex_count, K = dt[0]->max_influences;
-            bool same = !memcmp(dt[0]->transforms, dt[1]->transforms,
-                                dt[0]->frame_count * dt[0]->bone_count * 12 * sizeof(double)) &&
-                        !memcmp(dt[0]->weight, dt[1]->weight, N * K * sizeof(double));
-            printf("weight step, Bone_Anim 20 bones, 20 iterations: 1 thread %.3f s, 2 threads "
-                   "%.3f s wall: %.2fx; whole run %.2fx; results %s\n",
-                   dt[0]->seconds_weights, dt[1]->seconds_weights,
-                   dt[0]->seconds_weights / dt[1]->seconds_weights,
-                   dt[0]->seconds_total / dt[1]->seconds_total,
-                   same ? "bit-identical" : "DIFFERENT");
-            /* The same from thread CPU times, which a loaded machine moves
-             * much less than wall time: the serial share (the caller's CPU
-             * outside the parallel loop), the loop's work summed over
-             * threads, and its critical path (the busiest thread). */
-            double serial = dt[0]->cpu_weights - dt[0]->cpu_weights_loop_sum;
-            double t1 = serial + dt[0]->cpu_weights_loop_sum;
-            double t2 = serial + dt[1]->cpu_weights_loop_max;
-            printf("weight step by thread CPU: serial part %.3f s (%.1f %%), parallel loop %.3f s "
-                   "at 1 thread, %.3f s summed over 2 threads (work x%.2f), busiest thread %.3f s "
-                   "(balance %.2f): 2-core speed-up on idle cores <= %.2fx\n",
-                   serial, 100 * serial / t1, dt[0]->cpu_weights_loop_sum,
-                   dt[1]->cpu_weights_loop_sum,
-                   dt[1]->cpu_weights_loop_sum / dt[0]->cpu_weights_loop_sum,
-                   dt[1]->cpu_weights_loop_max,
-                   dt[1]->cpu_weights_loop_sum / (2 * dt[1]->cpu_weights_loop_max), t1 / t2);
-        }
-        skf_decomposition_free(dt[0]);
-        skf_decomposition_free(dt[1]);
         /* skeleton */
         {
             skf_decompose_options o = {.bone_count = 10, .threads = 1, .skeleton = true};
@@ -225,6 +269,12 @@ int main(int argc, char **argv)
         skf_meshseq_free(seq);
     } else {
         printf("Bone_Anim: %s (skipped)\n", err.message);
+    }
+creature_threads:
+    if (threads_only) {
+        if (creature)
+            creature_thread_figure(5000, 24, 30);
+        return 0;
     }
     int rc = 0;
     if (creature) {

@@ -5,10 +5,16 @@
 #include "skinfit/decompose.h"
 
 /* A block of doubles reused across calls (the weight pass's large buffers);
- * mem NULL, n 0 when empty; the owner frees mem. */
+ * mem NULL, n 0 when empty; the owner frees mem. cost: the thread CPU
+ * seconds of each of the vertex pass's partitions in the last call (nparts
+ * of them, 0 before the first), the order in which the next call hands
+ * them to threads, longest first; the results do not depend on it. */
+#define SKFI_WEIGHT_PARTS 16
 typedef struct skfi_decompose_arena {
     double *mem;
     size_t n;
+    double cost[SKFI_WEIGHT_PARTS];
+    size_t nparts;
 } skfi_decompose_arena;
 
 /* The trajectories in a reduced frame space (frame_basis.c, Halko,

@@ -167,7 +167,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     skfi_decompose_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
                 .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap};
     c.diag = skf_bbox_diagonal(N, rest);
-    skfi_decompose_arena arena = {NULL, 0};
+    skfi_decompose_arena arena = {NULL, 0, {0}, 0};
     c.arena = &arena;
     skfi_frame_basis fbasis;
     memset(&fbasis, 0, sizeof fbasis);

@@ -26,8 +26,9 @@
 #define MAX_CAND 64
 #define VB 4     /* vertices per group sharing one candidate list */
 #define SB 64    /* vertices per block of the pass (a multiple of VB): one product per block */
-#define NPART 16 /* fixed partitions of the blocks (moment sums): the parallel grain */
+#define NPART SKFI_WEIGHT_PARTS /* fixed partitions of the blocks (moment sums): the parallel grain */
 #define NGB 8    /* fixed row blocks of bones for the Gram product G */
+#define NCB 16   /* fixed blocks of frames for the moments' expansion from the basis */
 
 /* Thread CPU seconds, for the parallel regions' work and critical path
  * (skfi_decompose_ctx.loop_seconds). */
@@ -46,6 +47,24 @@ static void region_cpu(double mine, double *sum, double *max)
         *sum += mine;
         *max = mine > *max ? mine : *max;
     }
+}
+
+/* Ends one phase of a parallel region (called by every thread): the
+ * thread's CPU seconds since *t0 into the phase's sum and maximum, a
+ * barrier, the phase's figures added once to the totals, *t0 restarted. A
+ * phase's busiest thread is its critical path; the wait at the barrier is
+ * in neither figure. */
+static void phase_end(double *t0, double *rsum, double *rmax, double *tot_sum, double *tot_max)
+{
+    region_cpu(thread_cpu() - *t0, rsum, rmax);
+#pragma omp barrier
+#pragma omp single
+    {
+        *tot_sum += *rsum;
+        *tot_max += *rmax;
+        *rsum = *rmax = 0;
+    }
+    *t0 = thread_cpu();
 }
 
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
@@ -139,9 +158,9 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * alternation (a fifth of a 20-bone Bone_Anim run in the kernel). */
     size_t nt = (size_t)omp_get_max_threads();
     size_t per_thread = (fb ? 0 : F3 * SB) + D * B4 + (moments ? B4 * D : 0);
-    size_t extra = fb ? D * B4 : 0; /* P = rows_o · Tall */
+    size_t extra = fb ? 2 * D * B4 : 0; /* P = rows_o · Tall; the bones' summed moments (4B × D) */
     size_t need = F3 * B4 + extra + (moments ? NP * B * accn : 0) + nt * per_thread;
-    skfi_decompose_arena local = {NULL, 0}, *ar = c->arena ? c->arena : &local;
+    skfi_decompose_arena local = {NULL, 0, {0}, 0}, *ar = c->arena ? c->arena : &local;
     if (ar->n < need) {
         skf_free(ar->mem);
         ar->mem = skf_malloc_array(need, sizeof *ar->mem);
@@ -192,16 +211,6 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         memcpy(old_wb, wb, N * K * sizeof *old_wb);
         memcpy(old_w, w, N * K * sizeof *old_w);
     }
-    for (size_t f = 0; f < F; ++f)
-        for (size_t i = 0; i < B; ++i) {
-            const double *T = transforms + (f * B + i) * 12;
-            for (int r = 0; r < 3; ++r)
-                for (int p = 0; p < 4; ++p)
-                    Tall[(3 * f + (size_t)r) * B4 + 4 * i + (size_t)p] = T[p * 3 + r];
-        }
-    for (size_t e = 0; e < F3; ++e)
-        for (size_t q = 0; q < B4; ++q)
-            kv[q] += Tall[e * B4 + q] * o[e % 3];
     double *P = fb ? Tall + F3 * B4 : NULL, *rows_o = fb ? fb->rows_o : NULL;
     /* the parallel regions' wall time, thread CPU summed, busiest thread */
     double loop_wall = 0, loop_cpu_sum = 0, loop_cpu_max = 0, rsum = 0, rmax = 0;
@@ -216,10 +225,27 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         double gw = omp_get_wtime();
 #pragma omp parallel
         {
+            /* the stacked transforms, frames in parallel (was serial: with
+             * k, a third of the weight step's serial part) */
             double t0 = thread_cpu();
+#pragma omp for schedule(static) nowait
+            for (long long fl = 0; fl < (long long)F; ++fl) {
+                size_t f = (size_t)fl;
+                for (size_t i = 0; i < B; ++i) {
+                    const double *T = transforms + (f * B + i) * 12;
+                    for (int r = 0; r < 3; ++r)
+                        for (int p = 0; p < 4; ++p)
+                            Tall[(3 * f + (size_t)r) * B4 + 4 * i + (size_t)p] = T[p * 3 + r];
+                }
+            }
+            phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max);
 #pragma omp for schedule(dynamic, 1) nowait
             for (long long gb = 0; gb < (long long)ngb; ++gb) {
                 size_t b0 = (size_t)gb * B / ngb, b1 = ((size_t)gb + 1) * B / ngb;
+                /* k's columns of these bones, each summed over e in order */
+                for (size_t e = 0; e < F3; ++e)
+                    for (size_t q = 4 * b0; q < 4 * b1; ++q)
+                        kv[q] += Tall[e * B4 + q] * o[e % 3];
                 if (b1 > b0)
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * (b1 - b0)),
                                 (int)(B4 - 4 * b0), (int)F3, 1.0, Tall + 4 * b0, (int)B4,
@@ -257,6 +283,22 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     skf_free(G4);
     int failed = 0;
     size_t solves = 0, at_cap = 0;
+    /* The partitions in the order threads take them: by the last call's
+     * cost, longest first (ties and the first call: in index order), so
+     * that the last ones taken are short (the partitions' sums do not
+     * depend on who computes them, or when). */
+    size_t order[NPART];
+    double pcost[NPART];
+    bool have_cost = ar->nparts == NP;
+    for (size_t p = 0; p < NP; ++p) {
+        size_t q = p;
+        if (have_cost)
+            while (q > 0 && ar->cost[p] > ar->cost[order[q - 1]]) {
+                order[q] = order[q - 1];
+                --q;
+            }
+        order[q] = p;
+    }
     double lw = omp_get_wtime();
 #pragma omp parallel
     {
@@ -282,9 +324,11 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         }
         uint32_t stamp2 = 0;
 #pragma omp for schedule(dynamic, 1) reduction(+ : solves, at_cap) nowait
-        for (long long part = 0; part < (long long)NP; ++part) {
+        for (long long pk = 0; pk < (long long)NP; ++pk) {
+            size_t part = order[pk];
             if (!ok)
                 continue;
+            double pt0 = thread_cpu();
             /* A fixed partition of whole super-blocks, in vertex order: the
              * same sums at any thread count. */
             size_t sb0 = (size_t)part * NS / NP, sb1 = ((size_t)part + 1) * NS / NP;
@@ -500,6 +544,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 }
             }
           }
+            pcost[part] = thread_cpu() - pt0;
         }
         region_cpu(thread_cpu() - t0, &rsum, &rmax);
         skf_free(cb);
@@ -516,18 +561,26 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     loop_cpu_sum += rsum;
     loop_cpu_max += rmax;
     rsum = rmax = 0;
+    if (!failed) {
+        memcpy(ar->cost, pcost, NP * sizeof *pcost);
+        ar->nparts = NP;
+    }
     if (acc && !failed) {
         /* partitions summed in their fixed order */
         /* (bones in parallel: each bone's sums are one thread's, still in
          * partition order) */
         lw = omp_get_wtime();
+        size_t ncb = F < NCB ? F : NCB, fmax = (F + ncb - 1) / ncb;
+        double *RB = fb ? P + D * B4 : NULL; /* 4B × D */
 #pragma omp parallel
         {
             double t0 = thread_cpu();
-            /* with a basis: a bone's sums in it (4 × D), then in frames
-             * (4 × 3F) = sums · rows_o */
-            double *rb = fb ? skf_malloc_array(4 * D + 4 * F3, sizeof *rb) : NULL;
-            if (fb && !rb) {
+            /* with a basis: a bone's sums in it (4 × D, rows 4b.. of RB),
+             * then in frames for fixed blocks of frames, all bones in one
+             * product (4B × 3·nf) = RB · rows_o[:, frames] (rows_o read
+             * once, not once per bone) */
+            double *cf = fb ? skf_malloc_array(B4 * 3 * fmax, sizeof *cf) : NULL;
+            if (fb && !cf) {
 #pragma omp atomic write
                 failed = 1;
             }
@@ -535,20 +588,12 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             for (long long bl = 0; bl < (long long)B; ++bl) {
                 size_t b = (size_t)bl;
                 if (fb) {
-                    if (!rb)
-                        continue;
-                    double *cf = rb + 4 * D;
+                    double *rb = RB + 4 * b * D;
                     memset(rb, 0, 4 * D * sizeof *rb);
                     for (size_t p = 0; p < NP; ++p)
                         if (acc[p].used[b])
                             for (size_t e = 0; e < 4 * D; ++e)
                                 rb[e] += acc[p].C[b * accn + e];
-                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 4, (int)F3, (int)D, 1.0, rb,
-                                (int)D, rows_o, (int)F3, 0.0, cf, (int)F3);
-                    for (size_t f = 0; f < F; ++f)
-                        for (size_t a = 0; a < 4; ++a)
-                            for (size_t r = 0; r < 3; ++r)
-                                moments[(f * B + b) * 12 + a * 3 + r] = cf[a * F3 + 3 * f + r];
                     continue;
                 }
                 for (size_t f = 0; f < F; ++f)
@@ -560,7 +605,25 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                 moments[(f * B + b) * 12 + (size_t)e] +=
                                     acc[p].C[(b * F + f) * 12 + (size_t)e];
             }
-            skf_free(rb);
+            if (fb) {
+                phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max);
+#pragma omp for schedule(dynamic, 1) nowait
+                for (long long cbl = 0; cbl < (long long)ncb; ++cbl) {
+                    size_t f0 = (size_t)cbl * F / ncb, f1 = ((size_t)cbl + 1) * F / ncb;
+                    size_t nf3 = 3 * (f1 - f0);
+                    if (!cf || !nf3)
+                        continue;
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B4, (int)nf3, (int)D,
+                                1.0, RB, (int)D, rows_o + 3 * f0, (int)F3, 0.0, cf, (int)nf3);
+                    for (size_t f = f0; f < f1; ++f)
+                        for (size_t b = 0; b < B; ++b)
+                            for (size_t a = 0; a < 4; ++a)
+                                for (size_t r = 0; r < 3; ++r)
+                                    moments[(f * B + b) * 12 + a * 3 + r] =
+                                        cf[(4 * b + a) * nf3 + 3 * (f - f0) + r];
+                }
+            }
+            skf_free(cf);
             region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - lw;

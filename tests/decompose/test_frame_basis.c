@@ -110,7 +110,7 @@ int main(void)
     make_tube(rest, frames);
     /* (a) exact low rank */
     skf_decomposition *a = run(frames, rest, 0, 1), *b = run(frames, rest, -1, 1);
-    skf_decomposition *a2 = run(frames, rest, 0, 2);
+    skf_decomposition *a2 = run(frames, rest, 0, 2), *a3 = run(frames, rest, 0, 3);
     if (a && b) {
         size_t FB12 = NF * NB * 12;
         double dT = max_diff(a->transforms, b->transforms, FB12);
@@ -134,16 +134,21 @@ int main(void)
         CHECK(dT <= 1e-9 * a->metrics.diagonal);
         CHECK(dw <= 1e-9);
     }
-    if (a && a2) { /* the reduced path at 2 threads: the same bits */
-        bool same = a->iterations == a2->iterations && a->frame_rank == a2->frame_rank &&
-                    !memcmp(a->transforms, a2->transforms, NF * NB * 12 * sizeof(double)) &&
-                    !memcmp(a->weight, a2->weight, NV * 4 * sizeof(double)) &&
-                    a->metrics.rms == a2->metrics.rms;
-        printf("low rank, 1 vs 2 threads: %s\n", same ? "bit-identical" : "DIFFERENT");
+    for (int t = 2; t <= 3; ++t) { /* the reduced path at 2 and 3 threads: the same bits */
+        const skf_decomposition *at = t == 2 ? a2 : a3;
+        if (!a || !at)
+            continue;
+        bool same = a->iterations == at->iterations && a->frame_rank == at->frame_rank &&
+                    !memcmp(a->transforms, at->transforms, NF * NB * 12 * sizeof(double)) &&
+                    !memcmp(a->weight, at->weight, NV * 4 * sizeof(double)) &&
+                    !memcmp(a->weight_bone, at->weight_bone, NV * 4 * sizeof(uint32_t)) &&
+                    a->metrics.rms == at->metrics.rms;
+        printf("low rank, 1 vs %d threads: %s\n", t, same ? "bit-identical" : "DIFFERENT");
         CHECK(same);
     }
     skf_decomposition_free(a);
     skf_decomposition_free(a2);
+    skf_decomposition_free(a3);
     skf_decomposition_free(b);
     /* (b) full rank: noise of 1e-3 on every coordinate, the reduction skipped */
     for (size_t k = 0; k < 3 * NV * NF; ++k)
