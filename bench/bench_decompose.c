@@ -141,13 +141,21 @@ static void thread_figure(const char *name, size_t bones, size_t N, size_t F, co
         double serial = dt[0]->cpu_weights - dt[0]->cpu_weights_loop_sum;
         double t1 = serial + dt[0]->cpu_weights_loop_sum;
         double t2 = serial + dt[1]->cpu_weights_loop_max;
+        /* the same with the dynamic loops' items scheduled as on two idle
+         * cores (the busiest thread above also measures the load) */
+        double t2s = serial + dt[1]->cpu_weights_loop_sched;
         printf("weight step by thread CPU: serial part %.4f s (%.1f %%), parallel regions %.4f s "
                "at 1 thread, %.4f s summed over 2 threads (work x%.2f), busiest thread %.4f s "
-               "(balance %.2f): 2-core speed-up on idle cores <= %.2fx\n",
+               "(balance %.2f): 2-core speed-up on idle cores <= %.2fx; items scheduled as on "
+               "idle cores %.4f s (balance %.2f): <= %.2fx, without the work's growth <= %.2fx\n",
                serial, 100 * serial / t1, dt[0]->cpu_weights_loop_sum, dt[1]->cpu_weights_loop_sum,
                dt[1]->cpu_weights_loop_sum / dt[0]->cpu_weights_loop_sum,
                dt[1]->cpu_weights_loop_max,
-               dt[1]->cpu_weights_loop_sum / (2 * dt[1]->cpu_weights_loop_max), t1 / t2);
+               dt[1]->cpu_weights_loop_sum / (2 * dt[1]->cpu_weights_loop_max), t1 / t2,
+               dt[1]->cpu_weights_loop_sched,
+               dt[1]->cpu_weights_loop_sum / (2 * dt[1]->cpu_weights_loop_sched), t1 / t2s,
+               t1 / (serial + dt[1]->cpu_weights_loop_sched * dt[0]->cpu_weights_loop_sum /
+                                  dt[1]->cpu_weights_loop_sum));
     }
     for (int t = 0; t < 3; ++t)
         skf_decomposition_free(dt[t]);

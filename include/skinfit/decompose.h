@@ -182,6 +182,11 @@ typedef struct skf_decomposition {
     double cpu_weights_loop_max; /* per region the busiest thread's CPU seconds, summed: with
                                     the serial CPU (cpu_weights − cpu_weights_loop_sum at one
                                     thread) the critical path on idle cores (bench_decompose) */
+    double cpu_weights_loop_sched; /* the same critical path with the dynamic loops' work items
+                                      (their thread CPU seconds) scheduled in the order handed
+                                      out on threads that always have a core: on a loaded
+                                      machine the busiest thread also measures which thread had
+                                      a core; this does not */
     double seconds_skeleton;  /* wall time of the skeleton (0 without) */
     size_t skeleton_rounds_run; /* constrained rounds the skeleton ran (0 without) */
     bool skeleton_hit_cap;    /* they stopped at SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS, not by

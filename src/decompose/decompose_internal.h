@@ -62,8 +62,10 @@ typedef struct skfi_decompose_ctx {
     const skf_limits *limits; /* skf_decompose_options.limits, for the solvers */
     /* The weight pass's parallel regions (G's product, the vertex loop, the
      * moment sums), added to per call when not NULL: [0] wall seconds, [1]
-     * thread CPU seconds summed over threads, [2] per region the busiest
-     * thread's CPU seconds, summed. */
+     * thread CPU seconds summed over threads, [2] per phase the busiest
+     * thread's CPU seconds, summed, [3] the same with each dynamic loop's
+     * items scheduled on threads that always have a core (weights.c,
+     * list_makespan). */
     double *loop_seconds;
     /* The trajectories in a reduced frame space for the weight pass (its
      * products and moments read coords instead of frames), or NULL. */

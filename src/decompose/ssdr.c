@@ -373,7 +373,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         /* One pass over the animation: the weights with the transforms
          * fixed, and the moments of the new weights for the transform step
          * (weights.c). */
-        double tw = omp_get_wtime(), loop[3] = {0, 0, 0}, cw = thread_cpu();
+        double tw = omp_get_wtime(), loop[4] = {0, 0, 0, 0}, cw = thread_cpu();
         c.loop_seconds = loop;
         st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, true,
                                           centre, moments, err);
@@ -385,6 +385,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         d->seconds_weights_loop += loop[0];
         d->cpu_weights_loop_sum += loop[1];
         d->cpu_weights_loop_max += loop[2];
+        d->cpu_weights_loop_sched += loop[3];
         skfi_decompose_to_csr(d, offsets, cbone, cweight);
         if ((st = skf_solver_update_weights(solver, offsets, cbone, cweight, err)))
             goto done;

@@ -29,6 +29,7 @@
 #define NPART SKFI_WEIGHT_PARTS /* fixed partitions of the blocks (moment sums): the parallel grain */
 #define NGB 8    /* fixed row blocks of bones for the Gram product G */
 #define NCB 16   /* fixed blocks of frames for the moments' expansion from the basis */
+#define NPB 4    /* fixed row blocks of the basis for the stacked transforms' projection P */
 
 /* Thread CPU seconds, for the parallel regions' work and critical path
  * (skfi_decompose_ctx.loop_seconds). */
@@ -54,7 +55,8 @@ static void region_cpu(double mine, double *sum, double *max)
  * barrier, the phase's figures added once to the totals, *t0 restarted. A
  * phase's busiest thread is its critical path; the wait at the barrier is
  * in neither figure. */
-static void phase_end(double *t0, double *rsum, double *rmax, double *tot_sum, double *tot_max)
+static void phase_end(double *t0, double *rsum, double *rmax, double *tot_sum, double *tot_max,
+                      double *tot_sched)
 {
     region_cpu(thread_cpu() - *t0, rsum, rmax);
 #pragma omp barrier
@@ -62,9 +64,31 @@ static void phase_end(double *t0, double *rsum, double *rmax, double *tot_sum, d
     {
         *tot_sum += *rsum;
         *tot_max += *rmax;
+        *tot_sched += *rmax;
         *rsum = *rmax = 0;
     }
     *t0 = thread_cpu();
+}
+
+/* The makespan of a dynamic loop's n items (cost[order[k]] CPU seconds, or
+ * cost[k] with order NULL, in the order handed out) on nt threads that
+ * always have a core: each item to the thread that is free first. On a
+ * loaded machine the dynamic schedule hands more items to whichever thread
+ * has a core, so the busiest thread measures the load; this does not. */
+static double list_makespan(const double *cost, const size_t *order, size_t n, size_t nt)
+{
+    double fin[16] = {0};
+    nt = nt < 1 ? 1 : nt > 16 ? 16 : nt;
+    for (size_t k = 0; k < n; ++k) {
+        size_t t = 0;
+        for (size_t u = 1; u < nt; ++u)
+            t = fin[u] < fin[t] ? u : t;
+        fin[t] += cost[order ? order[k] : k];
+    }
+    double m = 0;
+    for (size_t t = 0; t < nt; ++t)
+        m = fin[t] > m ? fin[t] : m;
+    return m;
 }
 
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
@@ -214,6 +238,10 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     double *P = fb ? Tall + F3 * B4 : NULL, *rows_o = fb ? fb->rows_o : NULL;
     /* the parallel regions' wall time, thread CPU summed, busiest thread */
     double loop_wall = 0, loop_cpu_sum = 0, loop_cpu_max = 0, rsum = 0, rmax = 0;
+    /* Σ over phases of the critical path with threads that always have a
+     * core: the busiest thread for static loops, list_makespan of the
+     * items' CPU seconds for dynamic ones */
+    double loop_sched = 0;
     /* G_ik = Σ_f T_fiᵀ T_fk (4×4 per bone pair) = blocks of Tallᵀ Tall; the
      * upper triangle is mirrored so that G_ki = G_ikᵀ exactly. Only the
      * blocks k ≥ i are computed, in fixed row blocks of bones (one product
@@ -222,7 +250,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * part (docs/bench.md). */
     {
         size_t ngb = B < NGB ? B : NGB;
-        double gw = omp_get_wtime();
+        size_t npb = fb ? (D < NPB ? D : NPB) : 0;
+        double gw = omp_get_wtime(), gcost[NPB + NGB];
 #pragma omp parallel
         {
             /* the stacked transforms, frames in parallel (was serial: with
@@ -238,10 +267,28 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                             Tall[(3 * f + (size_t)r) * B4 + 4 * i + (size_t)p] = T[p * 3 + r];
                 }
             }
-            phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max);
+            phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max, &loop_sched);
 #pragma omp for schedule(dynamic, 1) nowait
-            for (long long gb = 0; gb < (long long)ngb; ++gb) {
-                size_t b0 = (size_t)gb * B / ngb, b1 = ((size_t)gb + 1) * B / ngb;
+            for (long long it = 0; it < (long long)(npb + ngb); ++it) {
+                double tb = thread_cpu();
+                if ((size_t)it < npb) {
+                    /* P = rows_o · Tall, rows d0 .. d1 for all bones (the
+                     * first, largest items; rows_o packed once in all) */
+                    /* boundaries at multiples of 8 rows: every row meets the
+                     * same kernel as in one product over all D rows (OpenBLAS'
+                     * dgemm kernels take rows in groups of 4; a row in a
+                     * remainder group is summed differently) */
+                    size_t d0 = ((size_t)it * D / npb) & ~(size_t)7;
+                    size_t d1 = (size_t)it + 1 == npb ? D : (((size_t)it + 1) * D / npb) & ~(size_t)7;
+                    if (d1 > d0)
+                        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(d1 - d0), (int)B4,
+                                    (int)F3, 1.0, rows_o + d0 * F3, (int)F3, Tall, (int)B4, 0.0,
+                                    P + d0 * B4, (int)B4);
+                    gcost[it] = thread_cpu() - tb;
+                    continue;
+                }
+                size_t gb = (size_t)it - npb;
+                size_t b0 = gb * B / ngb, b1 = (gb + 1) * B / ngb;
                 /* k's columns of these bones, each summed over e in order */
                 for (size_t e = 0; e < F3; ++e)
                     for (size_t q = 4 * b0; q < 4 * b1; ++q)
@@ -250,17 +297,14 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * (b1 - b0)),
                                 (int)(B4 - 4 * b0), (int)F3, 1.0, Tall + 4 * b0, (int)B4,
                                 Tall + 4 * b0, (int)B4, 0.0, G4 + 4 * b0 * B4 + 4 * b0, (int)B4);
-                /* P = rows_o · Tall for the same bones (columns 4b0 .. 4b1) */
-                if (b1 > b0 && fb)
-                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)(4 * (b1 - b0)),
-                                (int)F3, 1.0, rows_o, (int)F3, Tall + 4 * b0, (int)B4, 0.0, P + 4 * b0,
-                                (int)B4);
+                gcost[it] = thread_cpu() - tb;
             }
             region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - gw;
         loop_cpu_sum += rsum;
         loop_cpu_max += rmax;
+        loop_sched += list_makespan(gcost, NULL, npb + ngb, nt);
         rsum = rmax = 0;
     }
     /* Q_ik = ṽᵀ G_ik ṽ needs only the symmetric part of G_ik: G[(i*B + k)*10]
@@ -562,6 +606,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     loop_cpu_max += rmax;
     rsum = rmax = 0;
     if (!failed) {
+        loop_sched += list_makespan(pcost, order, NP, nt);
         memcpy(ar->cost, pcost, NP * sizeof *pcost);
         ar->nparts = NP;
     }
@@ -572,6 +617,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         lw = omp_get_wtime();
         size_t ncb = F < NCB ? F : NCB, fmax = (F + ncb - 1) / ncb;
         double *RB = fb ? P + D * B4 : NULL; /* 4B × D */
+        double ccost[NCB];
 #pragma omp parallel
         {
             double t0 = thread_cpu();
@@ -606,11 +652,13 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                     acc[p].C[(b * F + f) * 12 + (size_t)e];
             }
             if (fb) {
-                phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max);
+                phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max, &loop_sched);
 #pragma omp for schedule(dynamic, 1) nowait
                 for (long long cbl = 0; cbl < (long long)ncb; ++cbl) {
                     size_t f0 = (size_t)cbl * F / ncb, f1 = ((size_t)cbl + 1) * F / ncb;
                     size_t nf3 = 3 * (f1 - f0);
+                    double tc = thread_cpu();
+                    ccost[cbl] = 0;
                     if (!cf || !nf3)
                         continue;
                     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B4, (int)nf3, (int)D,
@@ -621,6 +669,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                 for (size_t r = 0; r < 3; ++r)
                                     moments[(f * B + b) * 12 + a * 3 + r] =
                                         cf[(4 * b + a) * nf3 + 3 * (f - f0) + r];
+                    ccost[cbl] = thread_cpu() - tc;
                 }
             }
             skf_free(cf);
@@ -629,11 +678,15 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         loop_wall += omp_get_wtime() - lw;
         loop_cpu_sum += rsum;
         loop_cpu_max += rmax;
+        /* with a basis the region's last phase is the dynamic frame blocks,
+         * without it the static loop over bones */
+        loop_sched += fb ? list_makespan(ccost, NULL, ncb, nt) : rmax;
     }
     if (c->loop_seconds) {
         c->loop_seconds[0] += loop_wall;
         c->loop_seconds[1] += loop_cpu_sum;
         c->loop_seconds[2] += loop_cpu_max;
+        c->loop_seconds[3] += loop_sched;
     }
     for (size_t p = 0; acc && p < NP; ++p)
         skf_free(acc[p].used);
