@@ -50,6 +50,15 @@ static void region_cpu(double mine, double *sum, double *max)
     }
 }
 
+/* A thread's CPU seconds in a dynamic loop outside its items (buffers,
+ * the loop's dispatch) into their maximum over threads: added to the
+ * items' makespan (list_makespan) for the loop's critical path. */
+static void outside_items(double mine, double items, double *max)
+{
+#pragma omp critical(skfi_weights_region_cpu)
+    *max = mine - items > *max ? mine - items : *max;
+}
+
 /* Ends one phase of a parallel region (called by every thread): the
  * thread's CPU seconds since *t0 into the phase's sum and maximum, a
  * barrier, the phase's figures added once to the totals, *t0 restarted. A
@@ -181,7 +190,14 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * when there is one: allocating them per call cost page faults on every
      * alternation (a fifth of a 20-bone Bone_Anim run in the kernel). */
     size_t nt = (size_t)omp_get_max_threads();
-    size_t per_thread = (fb ? 0 : F3 * SB) + D * B4 + (moments ? B4 * D : 0);
+    /* each thread's slice: [ublk] Tg [R] H [Am] [cf] (block matrices, the
+     * H and Am products' outputs, the moments' frame block): kept across
+     * calls, not allocated per parallel region (a region's fresh or
+     * trimmed heap pages were page faults inside the threads' time) */
+    size_t ncb = F < NCB ? F : NCB, fmax = (F + ncb - 1) / ncb;
+    size_t cf_n = fb && moments ? B4 * 3 * fmax : 0;
+    size_t per_thread = (fb ? 0 : F3 * SB) + D * B4 + (moments ? B4 * D : 0) + SB * B4 +
+                        (moments ? SB * B4 : 0) + cf_n;
     size_t extra = fb ? 2 * D * B4 : 0; /* P = rows_o · Tall; the bones' summed moments (4B × D) */
     size_t need = F3 * B4 + extra + (moments ? NP * B * accn : 0) + nt * per_thread;
     skfi_decompose_arena local = {NULL, 0, {0}, 0}, *ar = c->arena ? c->arena : &local;
@@ -241,7 +257,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     /* Σ over phases of the critical path with threads that always have a
      * core: the busiest thread for static loops, list_makespan of the
      * items' CPU seconds for dynamic ones */
-    double loop_sched = 0;
+    double loop_sched = 0, ovmax = 0;
     /* G_ik = Σ_f T_fiᵀ T_fk (4×4 per bone pair) = blocks of Tallᵀ Tall; the
      * upper triangle is mirrored so that G_ki = G_ikᵀ exactly. Only the
      * blocks k ≥ i are computed, in fixed row blocks of bones (one product
@@ -256,7 +272,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         {
             /* the stacked transforms, frames in parallel (was serial: with
              * k, a third of the weight step's serial part) */
-            double t0 = thread_cpu();
+            double t0 = thread_cpu(), items = 0;
 #pragma omp for schedule(static) nowait
             for (long long fl = 0; fl < (long long)F; ++fl) {
                 size_t f = (size_t)fl;
@@ -285,6 +301,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                     (int)F3, 1.0, rows_o + d0 * F3, (int)F3, Tall, (int)B4, 0.0,
                                     P + d0 * B4, (int)B4);
                     gcost[it] = thread_cpu() - tb;
+                    items += gcost[it];
                     continue;
                 }
                 size_t gb = (size_t)it - npb;
@@ -298,13 +315,16 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                 (int)(B4 - 4 * b0), (int)F3, 1.0, Tall + 4 * b0, (int)B4,
                                 Tall + 4 * b0, (int)B4, 0.0, G4 + 4 * b0 * B4 + 4 * b0, (int)B4);
                 gcost[it] = thread_cpu() - tb;
+                items += gcost[it];
             }
+            outside_items(thread_cpu() - t0, items, &ovmax);
             region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - gw;
         loop_cpu_sum += rsum;
         loop_cpu_max += rmax;
-        loop_sched += list_makespan(gcost, NULL, npb + ngb, nt);
+        loop_sched += list_makespan(gcost, NULL, npb + ngb, nt) + ovmax;
+        ovmax = 0;
         rsum = rmax = 0;
     }
     /* Q_ik = ṽᵀ G_ik ṽ needs only the symmetric part of G_ik: G[(i*B + k)*10]
@@ -346,15 +366,15 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     double lw = omp_get_wtime();
 #pragma omp parallel
     {
-        double t0 = thread_cpu();
+        double t0 = thread_cpu(), items = 0;
         double *cb = skf_malloc_array(B, sizeof *cb);
         double *eb = skf_malloc_array(B, sizeof *eb);
         double *mine = Tall + F3 * B4 + extra + (moments ? NP * B * accn : 0) +
                        (size_t)omp_get_thread_num() * per_thread;
         double *ublk = fb ? NULL : mine, *Tg = mine + (fb ? 0 : F3 * SB);
         double *R = moments ? Tg + D * B4 : NULL;
-        double *H = skf_malloc_array(SB * B4, sizeof *H);
-        double *Am = moments ? skf_malloc_array(SB * B4, sizeof *Am) : NULL;
+        double *H = Tg + D * B4 + (moments ? B4 * D : 0);
+        double *Am = moments ? H + SB * B4 : NULL;
         size_t *list = skf_malloc_array(B, sizeof *list);
         /* the groups' candidate lists of a block: group g at own + g*B */
         size_t *own = skf_malloc_array((SB / VB) * B, sizeof *own), gcnt[SB / VB];
@@ -589,12 +609,12 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             }
           }
             pcost[part] = thread_cpu() - pt0;
+            items += pcost[part];
         }
+        outside_items(thread_cpu() - t0, items, &ovmax);
         region_cpu(thread_cpu() - t0, &rsum, &rmax);
         skf_free(cb);
         skf_free(eb);
-        skf_free(H);
-        skf_free(Am);
         skf_free(list);
         skf_free(own);
         skf_free(pos);
@@ -606,7 +626,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     loop_cpu_max += rmax;
     rsum = rmax = 0;
     if (!failed) {
-        loop_sched += list_makespan(pcost, order, NP, nt);
+        loop_sched += list_makespan(pcost, order, NP, nt) + ovmax;
+        ovmax = 0;
         memcpy(ar->cost, pcost, NP * sizeof *pcost);
         ar->nparts = NP;
     }
@@ -615,21 +636,19 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         /* (bones in parallel: each bone's sums are one thread's, still in
          * partition order) */
         lw = omp_get_wtime();
-        size_t ncb = F < NCB ? F : NCB, fmax = (F + ncb - 1) / ncb;
         double *RB = fb ? P + D * B4 : NULL; /* 4B × D */
         double ccost[NCB];
 #pragma omp parallel
         {
-            double t0 = thread_cpu();
+            double t0 = thread_cpu(), items = 0;
             /* with a basis: a bone's sums in it (4 × D, rows 4b.. of RB),
              * then in frames for fixed blocks of frames, all bones in one
              * product (4B × 3·nf) = RB · rows_o[:, frames] (rows_o read
              * once, not once per bone) */
-            double *cf = fb ? skf_malloc_array(B4 * 3 * fmax, sizeof *cf) : NULL;
-            if (fb && !cf) {
-#pragma omp atomic write
-                failed = 1;
-            }
+            /* the thread's slice of the arena, after its H and Am */
+            double *cf = fb ? Tall + F3 * B4 + extra + NP * B * accn +
+                                  (size_t)omp_get_thread_num() * per_thread + per_thread - cf_n
+                            : NULL;
 #pragma omp for schedule(static) nowait
             for (long long bl = 0; bl < (long long)B; ++bl) {
                 size_t b = (size_t)bl;
@@ -670,9 +689,11 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                     moments[(f * B + b) * 12 + a * 3 + r] =
                                         cf[(4 * b + a) * nf3 + 3 * (f - f0) + r];
                     ccost[cbl] = thread_cpu() - tc;
+                    items += ccost[cbl];
                 }
             }
-            skf_free(cf);
+            if (fb)
+                outside_items(thread_cpu() - t0, items, &ovmax);
             region_cpu(thread_cpu() - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - lw;
@@ -680,7 +701,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         loop_cpu_max += rmax;
         /* with a basis the region's last phase is the dynamic frame blocks,
          * without it the static loop over bones */
-        loop_sched += fb ? list_makespan(ccost, NULL, ncb, nt) : rmax;
+        loop_sched += fb ? list_makespan(ccost, NULL, ncb, nt) + ovmax : rmax;
     }
     if (c->loop_seconds) {
         c->loop_seconds[0] += loop_wall;
