@@ -58,27 +58,34 @@ typedef struct row {
     bool converged;
 } row;
 
+/* The procedural creature of `verts` vertices baked at `frames` frames over
+ * its first clip; false (message printed) on failure, the caller frees all. */
+static bool creature_bake(size_t verts, size_t frames, skf_gltf **doc, skf_rig **rig,
+                          skf_clip **clip, skf_meshseq **cs)
+{
+    skf_error err;
+    skf_creature_options co = {.vertices = verts};
+    if (skf_creature_build(&co, doc, &err) || skf_rig_from_gltf(*doc, 0, NULL, rig, NULL, &err) ||
+        skf_clip_from_gltf(*doc, 0, clip, &err) ||
+        skf_rig_bake(*rig, *clip, (double)(frames - 1) / (*clip)->duration, 0, NULL, cs, &err)) {
+        printf("creature: %s\n", err.message);
+        return false;
+    }
+    return true;
+}
+
 static int run_creature(size_t verts, size_t frames, size_t bones, int threads, int anderson,
                         const char *note)
 {
     skf_error err;
-    skf_creature_options co = {.vertices = verts};
     skf_gltf *doc = NULL;
     skf_rig *rig = NULL;
     skf_clip *clip = NULL;
     skf_meshseq *cs = NULL;
     skf_decomposition *d = NULL;
     int rc = 1;
-    if (skf_creature_build(&co, &doc, &err) || skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) ||
-        skf_clip_from_gltf(doc, 0, &clip, &err)) {
-        printf("creature: %s\n", err.message);
+    if (!creature_bake(verts, frames, &doc, &rig, &clip, &cs))
         goto out;
-    }
-    double fps = (double)(frames - 1) / clip->duration;
-    if (skf_rig_bake(rig, clip, fps, 0, NULL, &cs, &err)) {
-        printf("creature bake: %s\n", err.message);
-        goto out;
-    }
     double input_mib = (double)cs->vertex_count * (double)cs->frame_count * 24.0 / 1048576.0;
     double mem0 = peak_mib();
     skf_decompose_options o = {.bone_count = bones, .threads = threads, .anderson = anderson};
@@ -164,17 +171,11 @@ static void thread_figure(const char *name, size_t bones, size_t N, size_t F, co
 /* thread_figure on the procedural creature (verts x frames, the rig's rest pose) */
 static void creature_thread_figure(size_t verts, size_t frames, size_t bones)
 {
-    skf_error err;
-    skf_creature_options co = {.vertices = verts};
     skf_gltf *doc = NULL;
     skf_rig *rig = NULL;
     skf_clip *clip = NULL;
     skf_meshseq *cs = NULL;
-    if (skf_creature_build(&co, &doc, &err) || skf_rig_from_gltf(doc, 0, NULL, &rig, NULL, &err) ||
-        skf_clip_from_gltf(doc, 0, &clip, &err) ||
-        skf_rig_bake(rig, clip, (double)(frames - 1) / clip->duration, 0, NULL, &cs, &err))
-        printf("creature: %s\n", err.message);
-    else
+    if (creature_bake(verts, frames, &doc, &rig, &clip, &cs))
         thread_figure("creature", bones, cs->vertex_count, cs->frame_count, cs->positions,
                       rig->rest_positions, cs->triangle_count, cs->triangles);
     skf_meshseq_free(cs);
