@@ -288,6 +288,15 @@ typedef enum skf_rotonly_hessian {
  * definite and the decrease its quadratic model promises at its minimiser (the Newton
  * decrement) is ≤ max(tolerance·N·diag², relative_tolerance·E) — that step is still taken —,
  * or when no step however damped lowers E (rounding); else at max_iterations (hit_cap). */
+/* The pair sums of JᵀJ (docs/solver.md D6, D6d): AUTO takes the propagation
+ * on rigs of ≥ 128 joints where it costs fewer operations, else the walk;
+ * the two agree to rounding (different summation order). */
+typedef enum skf_rotonly_sums {
+    SKF_ROTONLY_SUMS_AUTO = 0,
+    SKF_ROTONLY_SUMS_WALK = 1,      /* each pair into the slots of its ancestor pairs */
+    SKF_ROTONLY_SUMS_PROPAGATE = 2  /* each slot from its children's (subtree sums) */
+} skf_rotonly_sums;
+
 typedef struct skf_rotonly_options {
     int max_iterations;     /* Levenberg–Marquardt iterations per frame and start; 0 → 100 */
     double tolerance;       /* absolute: 0 → 1e-18 (rms ~1e-9 of the diagonal; 1e-14 — the free
@@ -298,12 +307,15 @@ typedef struct skf_rotonly_options {
     int blocks;             /* 0 → Gauss–Seidel sweeps over loosely coupled subtrees of ≤ 24 joints
                                where the rig has them and ≥ 128 joints (docs/solver.md D6c);
                                < 0 → whole-problem steps only */
+    skf_rotonly_sums sums;  /* how JᵀJ's pair sums are formed: 0 → AUTO */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {
     int iterations;         /* LM iterations of the whole problem (each: one assembly of H and Jᵀr) */
     int block_iterations;   /* LM iterations of blocks (0 unless the block sweeps are on: options.blocks) */
     int factorizations;     /* envelope Cholesky factorisations, all tries */
+    int starts_skipped;     /* 1 when the previous result was not descended (rigs of ≥ 128 joints:
+                               it started at or above the free start; docs/solver.md D6d) */
     bool hit_cap;
     double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */
     double residual;        /* Σ_j ‖s_j − u_j‖² at the end (direct) */

@@ -91,6 +91,12 @@ struct skf_rotonly {
     size_t *aoff;          /* [B+1] acc slots of rotation row k: aoff[k] + (node column − nfirst[k]) */
     size_t *first, *eoff;  /* [P], [P+1] scalar lower envelope (envelope.c) */
     size_t env_size;       /* eoff[P] */
+    /* the pair sums by subtree propagation (D6d) instead of the walk over
+     * each pair's ancestor pairs: on large rigs where it costs less */
+    skf_rotonly_sums sums; /* the option */
+    bool prop;
+    size_t *nch_off, *nch; /* [B+1], [B]: the children of node n, as nodes (ascending) */
+    double *rrow;          /* [16B] one row's Σ_{k∈sub(b)} q_ak by column node b */
     /* state */
     double *Q, *G, *p;     /* [9B], [9B], [3B] */
     double *Qc, *Gc, *pc;  /* candidate */
@@ -219,11 +225,116 @@ static double direct_residual(skf_rotonly *r, const double *T, const double *tar
  * post-order). Each co-influencing pair (i,k) adds its moments to the slots of
  * its ancestor pairs: cost Σ over pairs of depth(i)·depth(k)/2, plus the
  * envelope, independent of the vertex count. */
+/* The moment sums of the pair (i, k): q = G_ik = T_i M_ik T_kᵀ (9, column-major:
+ * G[c*3+r] = G[r][c]), g_ik = T_i M_ik e₄ (3), h_ik = T_k M_ik e₄ (3), μ_ik (1). */
+static inline void pair_sums(const double *Ti, const double *M, const double *Tk, double q[16])
+{
+    double TiM[12]; /* column-major 3×4 */
+    for (int c = 0; c < 4; ++c)
+        for (int rr = 0; rr < 3; ++rr)
+            TiM[c * 3 + rr] = Ti[rr] * M[c] + Ti[3 + rr] * M[4 + c] + Ti[6 + rr] * M[8 + c] +
+                              Ti[9 + rr] * M[12 + c];
+    for (int c = 0; c < 3; ++c)
+        for (int rr = 0; rr < 3; ++rr)
+            q[c * 3 + rr] = TiM[rr] * Tk[c] + TiM[3 + rr] * Tk[3 + c] + TiM[6 + rr] * Tk[6 + c] +
+                            TiM[9 + rr] * Tk[9 + c];
+    for (int rr = 0; rr < 3; ++rr) {
+        q[9 + rr] = TiM[9 + rr];
+        q[12 + rr] = Tk[rr] * M[3] + Tk[3 + rr] * M[7] + Tk[6 + rr] * M[11] + Tk[9 + rr] * M[15];
+    }
+    q[15] = M[15];
+}
+
+/* The slots of accumulate() by subtree propagation (docs/solver.md D6d), row
+ * by row in post-order (a row's descendants first). With F(a, b) = Σ_{i∈sub(a),
+ * k∈sub(b)} q_ik the slot and R(a, b) = Σ_{k∈sub(b)} q_ak:
+ *   R(a, b) = q_ab + Σ_{c child of b} R(a, c),  F(a, b) = R(a, b) + Σ_{c child of a} F(c, b),
+ * F(c, b) read from row c when b is not after c, else as the mirror of F(b, c)
+ * (G transposed, g and h exchanged: M_ik is symmetric); a slot outside the
+ * envelope is zero. Cost: Σ_rows (envelope length)·(2 + children) slots,
+ * against Σ_pairs depth(i)·depth(k)/2 for the walk. Z_a, z_a the same way. */
+static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
+{
+    const skf_solver *s = r->s;
+    const size_t s0 = v->s, e0 = v->e;
+    double *R = r->rrow;
+    for (size_t ra = s0; ra <= e0; ++ra) {
+        const size_t a = r->bone_at[ra], f = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0;
+        memset(R + 16 * f, 0, (ra - f + 1) * 16 * sizeof(double));
+        double Za[9] = {0}, za[3] = {0};
+        if (s->mu[a] > 0) {
+            const double *Ta = T + 12 * a, *Ca = r->ws.C + 12 * a;
+            for (size_t at = s->nb_off[a]; at < s->nb_off[a + 1]; ++at) {
+                const size_t k = s->nb_bone[at], pk = r->pos[k];
+                double q[16];
+                pair_sums(Ta, s->pair_M + 16 * s->nb_pair[at], T + 12 * k, q);
+                for (int e = 0; e < 9; ++e)
+                    Za[e] += q[e];
+                for (int e = 0; e < 3; ++e)
+                    za[e] += q[12 + e];
+                if (pk >= f && pk <= ra)
+                    for (int e = 0; e < 16; ++e)
+                        R[16 * pk + e] += q[e];
+            }
+            for (int c = 0; c < 3; ++c)
+                for (int rr = 0; rr < 3; ++rr)
+                    Za[c * 3 + rr] -= Ta[rr] * Ca[c] + Ta[3 + rr] * Ca[3 + c] + Ta[6 + rr] * Ca[6 + c] +
+                                      Ta[9 + rr] * Ca[9 + c];
+            for (int e = 0; e < 3; ++e)
+                za[e] -= Ca[9 + e];
+        }
+        for (size_t at = r->nch_off[ra]; at < r->nch_off[ra + 1]; ++at) {
+            const size_t c = r->bone_at[r->nch[at]];
+            for (int e = 0; e < 9; ++e)
+                Za[e] += r->accZ[9 * c + e];
+            for (int e = 0; e < 3; ++e)
+                za[e] += r->accz[3 * c + e];
+        }
+        memcpy(r->accZ + 9 * a, Za, sizeof Za);
+        memcpy(r->accz + 3 * a, za, sizeof za);
+        for (size_t rb = f; rb <= ra; ++rb) /* R(a, b) over sub(b) */
+            for (size_t at = r->nch_off[rb]; at < r->nch_off[rb + 1]; ++at) {
+                const size_t cn = r->nch[at];
+                if (cn >= f)
+                    for (int e = 0; e < 16; ++e)
+                        R[16 * rb + e] += R[16 * cn + e];
+            }
+        for (size_t rb = f; rb <= ra; ++rb) {
+            double *d = r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16; /* slot (ra, rb) */
+            memcpy(d, R + 16 * rb, 16 * sizeof(double));
+            for (size_t at = r->nch_off[ra]; at < r->nch_off[ra + 1]; ++at) {
+                const size_t cn = r->nch[at];
+                if (rb <= cn) { /* F(c, b) in row c */
+                    if (rb < r->nfirst[cn])
+                        continue;
+                    const double *q = r->acc + (r->aoff[cn] + rb - r->nfirst[cn]) * 16;
+                    for (int e = 0; e < 16; ++e)
+                        d[e] += q[e];
+                } else { /* the mirror of F(b, c), row b */
+                    if (cn < r->nfirst[rb])
+                        continue;
+                    const double *q = r->acc + (r->aoff[rb] + cn - r->nfirst[rb]) * 16;
+                    for (int c = 0; c < 3; ++c)
+                        for (int rr = 0; rr < 3; ++rr)
+                            d[c * 3 + rr] += q[rr * 3 + c];
+                    for (int e = 0; e < 3; ++e) {
+                        d[9 + e] += q[12 + e];
+                        d[12 + e] += q[9 + e];
+                    }
+                    d[15] += q[15];
+                }
+            }
+        }
+    }
+}
+
 static void accumulate(skf_rotonly *r, const double *T, const rview *v)
 {
     const skf_solver *s = r->s;
     const size_t B = r->B, s0 = v->s, e0 = v->e;
-    if (v->full) {
+    if (r->prop) {
+        sums_propagated(r, T, v);
+    } else if (v->full) {
         memset(r->acc, 0, r->aoff[B] * 16 * sizeof(double));
         memset(r->accZ, 0, 9 * B * sizeof(double));
         memset(r->accz, 0, 3 * B * sizeof(double));
@@ -235,7 +346,7 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
             memset(r->accz + 3 * a, 0, 3 * sizeof(double));
         }
     }
-    for (size_t it = s0; it <= e0; ++it) {
+    for (size_t it = s0; it <= e0 && !r->prop; ++it) {
         const size_t i = v->full ? it : r->bone_at[it]; /* the whole problem: by joint index */
         if (!(s->mu[i] > 0))
             continue;
@@ -243,22 +354,8 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
         double Zi[9] = {0}, zi[3] = {0};
         for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
             size_t k = s->nb_bone[at];
-            const double *M = s->pair_M + 16 * s->nb_pair[at], *Tk = T + 12 * k;
-            double TiM[12]; /* column-major 3×4 */
-            for (int c = 0; c < 4; ++c)
-                for (int rr = 0; rr < 3; ++rr)
-                    TiM[c * 3 + rr] = Ti[rr] * M[c] + Ti[3 + rr] * M[4 + c] + Ti[6 + rr] * M[8 + c] +
-                                      Ti[9 + rr] * M[12 + c];
-            double q[16]; /* G (9, column-major: G[c*3+r] = G[r][c]), g (3), h (3), μ */
-            for (int c = 0; c < 3; ++c)
-                for (int rr = 0; rr < 3; ++rr)
-                    q[c * 3 + rr] = TiM[rr] * Tk[c] + TiM[3 + rr] * Tk[3 + c] + TiM[6 + rr] * Tk[6 + c] +
-                                    TiM[9 + rr] * Tk[9 + c];
-            for (int rr = 0; rr < 3; ++rr) {
-                q[9 + rr] = TiM[9 + rr];
-                q[12 + rr] = Tk[rr] * M[3] + Tk[3 + rr] * M[7] + Tk[6 + rr] * M[11] + Tk[9 + rr] * M[15];
-            }
-            q[15] = M[15];
+            double q[16];
+            pair_sums(Ti, s->pair_M + 16 * s->nb_pair[at], T + 12 * k, q);
             for (int e = 0; e < 9; ++e)
                 Zi[e] += q[e];
             for (int e = 0; e < 3; ++e)
@@ -505,6 +602,39 @@ static skf_status structure(skf_rotonly *r)
         r->eoff[row + 1] = r->eoff[row] + (row - r->first[row] + 1);
     }
     r->env_size = r->eoff[P];
+    /* children by node, and the cheaper accumulation (D6d): the walk visits,
+     * for each pair (i, k), the slots of its ancestor pairs; the propagation
+     * each envelope slot once per child of its row and of its column. The walk
+     * is kept below SKF_ROTONLY_BLOCK_MIN_JOINTS: its sums run in another
+     * order, and the smaller rigs' results stay as they were (golden). */
+    r->nch_off = skf_calloc(B + 1, sizeof *r->nch_off);
+    r->nch = skf_malloc_array(B ? B : 1, sizeof *r->nch);
+    if (!r->nch_off || !r->nch)
+        goto done;
+    for (size_t n = 0; n < B; ++n)
+        if (r->parent[r->bone_at[n]] >= 0)
+            ++r->nch_off[r->pos[r->parent[r->bone_at[n]]] + 1];
+    for (size_t n = 0; n < B; ++n)
+        r->nch_off[n + 1] += r->nch_off[n];
+    for (size_t n = 0; n < B; ++n)
+        next[n] = r->nch_off[n];
+    for (size_t n = 0; n < B; ++n) /* ascending nodes */
+        if (r->parent[r->bone_at[n]] >= 0) {
+            const size_t pn = r->pos[r->parent[r->bone_at[n]]];
+            r->nch[next[pn]++] = n;
+        }
+    double walk = 0, prop = 0;
+    for (size_t i = 0; i < B; ++i)
+        for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at)
+            for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a])
+                for (int32_t b = (int32_t)s->nb_bone[at]; b >= 0 && r->pos[b] <= r->pos[a]; b = r->parent[b])
+                    walk += 1;
+    for (size_t n = 0; n < B; ++n)
+        prop += (double)(n - r->nfirst[n] + 1) * (double)(2 + r->nch_off[n + 1] - r->nch_off[n]);
+    r->prop = r->sums == SKF_ROTONLY_SUMS_PROPAGATE ||
+              (r->sums != SKF_ROTONLY_SUMS_WALK && B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && prop < walk);
+    if (r->prop && !(r->rrow = skf_malloc_array(16 * B, sizeof *r->rrow)))
+        goto done;
     /* blocks (D6c): below each joint of more than SKF_ROTONLY_BLOCK joints
      * (subtree sizes from post-order: sub(a) = [start, pos[a]]), runs of
      * consecutive child subtrees of at most that many joints together */
@@ -640,6 +770,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                                                      : 0;
     r->newton = !opt || opt->hessian != SKF_ROTONLY_HESSIAN_GAUSS_NEWTON;
     r->use_blocks = !opt || opt->blocks >= 0;
+    r->sums = opt ? opt->sums : SKF_ROTONLY_SUMS_AUTO;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
@@ -734,7 +865,7 @@ void skf_rotonly_free(skf_rotonly *r)
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
                     r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->acc, r->accZ, r->accz,
                     r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
-                    r->blk_lambda, r->blk_nu};
+                    r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
     skfi_solve_ws_release(&r->ws);
@@ -1064,6 +1195,14 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         double Es = skfi_solve_energy(s, &r->ws, r->T);
         one.energy_start = direct_residual(r, r->T, target);
         bool conv = !(one.energy_start > stop);
+        /* D6d: on large rigs the previous result is descended only when it
+         * starts below the free start (a closer guess); the smaller rigs keep
+         * both descents (D6b: the animals' frames that need it) */
+        if (start == 1 && r->B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && !(one.energy_start < st.energy_start)) {
+            ++st.starts_skipped;
+            restore_best(r);
+            break;
+        }
         if (!conv)
             conv = solve_start(r, target, &Es, stop, &one);
         const double Eend = direct_residual(r, r->T, target);
