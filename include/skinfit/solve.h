@@ -297,6 +297,15 @@ typedef enum skf_rotonly_sums {
     SKF_ROTONLY_SUMS_PROPAGATE = 2  /* each slot from its children's (subtree sums) */
 } skf_rotonly_sums;
 
+/* The whole problem's factorisation (docs/solver.md D6, D6d): AUTO takes the
+ * minimum-degree sparse factor on rigs of ≥ 128 joints where it costs less
+ * than half the post-order envelope's operations, else the envelope. */
+typedef enum skf_rotonly_factor {
+    SKF_ROTONLY_FACTOR_AUTO = 0,
+    SKF_ROTONLY_FACTOR_ENVELOPE = 1,
+    SKF_ROTONLY_FACTOR_SPARSE = 2
+} skf_rotonly_factor;
+
 typedef struct skf_rotonly_options {
     int max_iterations;     /* Levenberg–Marquardt iterations per frame and start; 0 → 100 */
     double tolerance;       /* absolute: 0 → 1e-18 (rms ~1e-9 of the diagonal; 1e-14 — the free
@@ -308,6 +317,7 @@ typedef struct skf_rotonly_options {
                                where the rig has them and ≥ 128 joints (docs/solver.md D6c);
                                < 0 → whole-problem steps only */
     skf_rotonly_sums sums;  /* how JᵀJ's pair sums are formed: 0 → AUTO */
+    skf_rotonly_factor factor; /* how the whole problem's system is factored: 0 → AUTO */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {

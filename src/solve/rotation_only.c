@@ -93,10 +93,16 @@ struct skf_rotonly {
     size_t env_size;       /* eoff[P] */
     /* the pair sums by subtree propagation (D6d) instead of the walk over
      * each pair's ancestor pairs: on large rigs where it costs less */
-    skf_rotonly_sums sums; /* the option */
+    skf_rotonly_sums sums; /* the options */
+    skf_rotonly_factor fact;
     bool prop;
     size_t *nch_off, *nch; /* [B+1], [B]: the children of node n, as nodes (ascending) */
     double *rrow;          /* [16B] one row's Σ_{k∈sub(b)} q_ak by column node b */
+    /* the whole problem's factorisation in a minimum-degree order (blockchol.c,
+     * D6d) instead of the envelope, on large rigs where it costs less */
+    bool sparse;
+    skfi_bchol bc;
+    double *bwork;         /* [P] */
     /* state */
     double *Q, *G, *p;     /* [9B], [9B], [3B] */
     double *Qc, *Gc, *pc;  /* candidate */
@@ -635,6 +641,42 @@ static skf_status structure(skf_rotonly *r)
               (r->sums != SKF_ROTONLY_SUMS_WALK && B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && prop < walk);
     if (r->prop && !(r->rrow = skf_malloc_array(16 * B, sizeof *r->rrow)))
         goto done;
+    /* D6d: a minimum-degree order where its factorisation costs less than half
+     * the envelope's (its updates go through a block table: fewer operations
+     * per second than the envelope's contiguous sums) */
+    if (B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && r->fact != SKF_ROTONLY_FACTOR_ENVELOPE) {
+        const size_t W = (N + 63) / 64;
+        uint64_t *pat = skf_calloc(N * W, sizeof *pat);
+        if (!pat)
+            goto done;
+#define SKF_MARK(u, w) (pat[(u) * W + (w) / 64] |= (uint64_t)1 << ((w) % 64), \
+                        pat[(w) * W + (u) / 64] |= (uint64_t)1 << ((u) % 64))
+        for (size_t i = 0; i < B; ++i)
+            for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at) {
+                const size_t kk = s->nb_bone[at], ti = B + r->root_slot[root_of[i]];
+                const size_t tk = B + r->root_slot[root_of[kk]];
+                SKF_MARK(ti, tk);
+                for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a]) {
+                    SKF_MARK(r->pos[a], tk);
+                    for (int32_t b = (int32_t)kk; b >= 0; b = r->parent[b])
+                        SKF_MARK(r->pos[a], r->pos[b]);
+                }
+            }
+#undef SKF_MARK
+        double env_ops = 0;
+        for (size_t R = 0; R < N; ++R)
+            for (size_t C = r->nfirst[R]; C <= R; ++C)
+                env_ops += 27.0 * (double)(C - (r->nfirst[R] > r->nfirst[C] ? r->nfirst[R] : r->nfirst[C]));
+        const skf_status bs = skfi_bchol_analyse(&r->bc, N, pat);
+        skf_free(pat);
+        if (bs != SKF_OK)
+            goto done;
+        r->sparse = r->fact == SKF_ROTONLY_FACTOR_SPARSE || r->bc.ops < 0.5 * env_ops;
+        if (!r->sparse)
+            skfi_bchol_release(&r->bc);
+        else if (!(r->bwork = skf_malloc_array(P, sizeof *r->bwork)))
+            goto done;
+    }
     /* blocks (D6c): below each joint of more than SKF_ROTONLY_BLOCK joints
      * (subtree sizes from post-order: sub(a) = [start, pos[a]]), runs of
      * consecutive child subtrees of at most that many joints together */
@@ -771,6 +813,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     r->newton = !opt || opt->hessian != SKF_ROTONLY_HESSIAN_GAUSS_NEWTON;
     r->use_blocks = !opt || opt->blocks >= 0;
     r->sums = opt ? opt->sums : SKF_ROTONLY_SUMS_AUTO;
+    r->fact = opt ? opt->factor : SKF_ROTONLY_FACTOR_AUTO;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
     r->order = skf_malloc_array(B, sizeof *r->order);
     r->root_slot = skf_malloc_array(B, sizeof *r->root_slot);
@@ -865,10 +908,11 @@ void skf_rotonly_free(skf_rotonly *r)
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
                     r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->acc, r->accZ, r->accz,
                     r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
-                    r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow};
+                    r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow, r->bwork};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
     skfi_solve_ws_release(&r->ws);
+    skfi_bchol_release(&r->bc);
     skf_free(r);
 }
 
@@ -1038,7 +1082,9 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
                 v->x[k] = -v->Jtr[k];
             }
             ++st->factorizations;
-            if (skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A) != 0) {
+            const bool sp = v->full && r->sparse;
+            if ((sp ? skfi_bchol_factor(&r->bc, v->nfirst, v->eoff, v->A)
+                    : skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A)) != 0) {
                 if (check == 1) { /* H not positive definite: not a minimum yet */
                     check = 2;
                 } else if (hess) { /* H + λD indefinite: the Gauss–Newton step at this λ */
@@ -1049,7 +1095,10 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
                 }
                 continue;
             }
-            skfi_env_solve(P, v->first, v->eoff, v->A, v->x);
+            if (sp)
+                skfi_bchol_solve(&r->bc, v->x, r->bwork);
+            else
+                skfi_env_solve(P, v->first, v->eoff, v->A, v->x);
             /* the model's decrease: E − m(δ) = −2δᵀJᵀr − δᵀMδ, M the matrix factored */
             skfi_env_symv(P, v->first, v->eoff, v->JtJ, v->x, v->y);
             if (hess)

@@ -170,6 +170,32 @@ void skfi_env_solve(size_t n, const size_t *first, const size_t *off, const doub
 void skfi_env_symv(size_t n, const size_t *first, const size_t *off, const double *A, const double *x,
                    double *y);
 
+/* blockchol.c: a symmetric positive definite matrix of n×n blocks of 3×3,
+ * factored A = L Lᵀ in a minimum-degree order. analyse: pattern [n·⌈n/64⌉]
+ * bitset rows, bit k of row i set when block (i, k) may be nonzero
+ * (symmetric); computes the order, L's structure and ops (multiply-adds of
+ * one factorisation). factor: loads A from a lower envelope by nodes (the
+ * envelope.c layout, every nonzero inside the pattern) and factors; returns 0,
+ * or r + 1 when pivot r (in elimination order) is not positive. solve: x ← A⁻¹ x
+ * in the original node order, work [3n]. */
+typedef struct skfi_bchol {
+    size_t n, nnz;    /* nodes; blocks of L (diagonal included) */
+    size_t *perm;     /* [n] node eliminated at step t */
+    size_t *iperm;    /* [n] step of node */
+    size_t *col_off;  /* [n+1] column t: blocks col_off[t] (diagonal) .. col_off[t+1]−1 */
+    size_t *row;      /* [nnz] row step of each block, ascending within a column */
+    int32_t *map;     /* [n·n] block index of (row step, column step) at [col·n + row], −1 outside */
+    double *L;        /* [9·nnz] blocks, row-major 3×3 */
+    double ops;
+    size_t t0;        /* steps t0 .. n−1: the trailing clique, factored dense */
+    double *dn;       /* its lower triangle by scalar rows (envelope.c layout, first column 0) */
+    size_t *dn_first, *dn_nfirst, *dn_off;
+} skfi_bchol;
+skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern);
+size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A);
+void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work);
+void skfi_bchol_release(skfi_bchol *c);
+
 /* newton: also the Newton buffers (when the solver uses Newton steps). */
 skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton);
 void skfi_solve_ws_release(skfi_solve_ws *ws);

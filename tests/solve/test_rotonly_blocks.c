@@ -169,8 +169,8 @@ static void run(int tree)
 }
 
 /* docs/solver.md D6d on the same rigs. (1) The pair sums by propagation agree
- * with the walk's to rounding: one iteration, then whole frames (energy,
- * iterations). (2) On a rig of ≥ 128 joints a previous result that starts at
+ * with the walk's, and the minimum-degree sparse factor with the envelope's,
+ * to rounding: one iteration, then whole frames (energy, iterations). (2) On a rig of ≥ 128 joints a previous result that starts at
  * or above the free start is not descended: the frame is then bit-identical
  * to the one-start frame; one that starts below is descended. */
 static void large_rules(int tree)
@@ -202,32 +202,38 @@ static void large_rules(int tree)
     for (int i = 0; i < NJ; ++i)
         skf_transform34_identity(Tf + 12 * i);
     CHECK(skf_solver_clip(s, NF, targets, Tf, NULL, NULL, &err) == SKF_OK);
-    /* (1) walk against propagation */
-    double d_one = 0, d_end = 0;
-    int it_diff = 0;
-    for (int cap = 1; cap >= 0; --cap) {
-        skf_rotonly_options ow = {.max_iterations = cap, .sums = SKF_ROTONLY_SUMS_WALK};
-        skf_rotonly_options op = {.max_iterations = cap, .sums = SKF_ROTONLY_SUMS_PROPAGATE};
-        skf_rotonly *rw = NULL, *rp = NULL;
-        CHECK(skf_rotonly_new(s, &sk, &ow, &rw, &err) == SKF_OK);
-        CHECK(skf_rotonly_new(s, &sk, &op, &rp, &err) == SKF_OK);
-        static double Tw[12 * NJ], Tp[12 * NJ];
-        for (int f = 0; f < NF; ++f) {
-            const double *u = targets + (size_t)f * 3 * NV, *Tff = Tf + (size_t)f * NJ * 12;
-            skf_rotonly_stats a, b;
-            CHECK(skf_rotonly_frame(rw, u, Tff, Tw, f > 0, &a, &err) == SKF_OK);
-            CHECK(skf_rotonly_frame(rp, u, Tff, Tp, f > 0, &b, &err) == SKF_OK);
-            const double d = fabs(a.residual - b.residual) / a.residual;
-            if (cap == 1) {
-                d_one = fmax(d_one, d);
-            } else {
-                d_end = fmax(d_end, d);
-                it_diff = abs(a.iterations - b.iterations) > it_diff ? abs(a.iterations - b.iterations) : it_diff;
+    /* (1) walk against propagation (envelope factor), envelope against the
+     * sparse factor (propagated sums) */
+    double d_one[2] = {0, 0}, d_end[2] = {0, 0};
+    int it_diff[2] = {0, 0};
+    for (int pair = 0; pair < 2; ++pair)
+        for (int cap = 1; cap >= 0; --cap) {
+            skf_rotonly_options ow = {.max_iterations = cap,
+                                      .sums = pair ? SKF_ROTONLY_SUMS_PROPAGATE : SKF_ROTONLY_SUMS_WALK,
+                                      .factor = SKF_ROTONLY_FACTOR_ENVELOPE};
+            skf_rotonly_options op = {.max_iterations = cap, .sums = SKF_ROTONLY_SUMS_PROPAGATE,
+                                      .factor = pair ? SKF_ROTONLY_FACTOR_SPARSE : SKF_ROTONLY_FACTOR_ENVELOPE};
+            skf_rotonly *rw = NULL, *rp = NULL;
+            CHECK(skf_rotonly_new(s, &sk, &ow, &rw, &err) == SKF_OK);
+            CHECK(skf_rotonly_new(s, &sk, &op, &rp, &err) == SKF_OK);
+            static double Tw[12 * NJ], Tp[12 * NJ];
+            for (int f = 0; f < NF; ++f) {
+                const double *u = targets + (size_t)f * 3 * NV, *Tff = Tf + (size_t)f * NJ * 12;
+                skf_rotonly_stats a, b;
+                CHECK(skf_rotonly_frame(rw, u, Tff, Tw, f > 0, &a, &err) == SKF_OK);
+                CHECK(skf_rotonly_frame(rp, u, Tff, Tp, f > 0, &b, &err) == SKF_OK);
+                const double d = fabs(a.residual - b.residual) / a.residual;
+                const int di = abs(a.iterations - b.iterations);
+                if (cap == 1) {
+                    d_one[pair] = fmax(d_one[pair], d);
+                } else {
+                    d_end[pair] = fmax(d_end[pair], d);
+                    it_diff[pair] = di > it_diff[pair] ? di : it_diff[pair];
+                }
             }
+            skf_rotonly_free(rw);
+            skf_rotonly_free(rp);
         }
-        skf_rotonly_free(rw);
-        skf_rotonly_free(rp);
-    }
     /* (2) the second start: far (the bind pose) and near (the frame's own result) */
     skf_rotonly *ro = NULL;
     CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_OK);
@@ -240,15 +246,21 @@ static void large_rules(int tree)
     CHECK(skf_rotonly_frame(ro, u, Tff, T2, true, &far, &err) == SKF_OK);
     memcpy(T3, T1, sizeof T3);
     CHECK(skf_rotonly_frame(ro, u, Tff, T3, true, &near, &err) == SKF_OK);
-    printf("%s: walk vs propagation: E after one iteration within %.3g, at the end within %.3g "
-           "(relative), iterations differ by ≤ %d; second start from the bind pose: skipped %d, "
-           "%d iterations (one start %d), from the frame's result: skipped %d, E %+.3g relative\n",
-           tree ? "random joint tree" : "10 chains x 14", d_one, d_end, it_diff, far.starts_skipped,
-           far.iterations, one.iterations, near.starts_skipped, (near.residual - one.residual) / one.residual);
+    for (int pair = 0; pair < 2; ++pair)
+        printf("%s: %s: E after one iteration within %.3g, at the end within %.3g (relative), "
+               "iterations differ by ≤ %d\n", tree ? "random joint tree" : "10 chains x 14",
+               pair ? "envelope vs sparse factor" : "walk vs propagation", d_one[pair], d_end[pair],
+               it_diff[pair]);
+    printf("%s: second start from the bind pose: skipped %d, %d iterations (one start %d), from the "
+           "frame's result: skipped %d, E %+.3g relative\n", tree ? "random joint tree" : "10 chains x 14",
+           far.starts_skipped, far.iterations, one.iterations, near.starts_skipped,
+           (near.residual - one.residual) / one.residual);
     /* one step solves an ill-conditioned system: the sums' rounding (1e-16) moves its
      * end by up to the condition number times that; the converged ends agree closer */
-    CHECK(d_one <= 1e-10);
-    CHECK(d_end <= 1e-9);
+    for (int pair = 0; pair < 2; ++pair) {
+        CHECK(d_one[pair] <= 1e-10);
+        CHECK(d_end[pair] <= 1e-9);
+    }
     CHECK(far.starts_skipped == 1);
     CHECK(far.iterations == one.iterations);
     CHECK(memcmp(T1, T2, sizeof T1) == 0);
