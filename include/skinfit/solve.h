@@ -324,8 +324,8 @@ typedef struct skf_rotonly_stats {
     int iterations;         /* LM iterations of the whole problem (each: one assembly of H and Jᵀr) */
     int block_iterations;   /* LM iterations of blocks (0 unless the block sweeps are on: options.blocks) */
     int factorizations;     /* envelope Cholesky factorisations, all tries */
-    int starts_skipped;     /* 1 when the previous result was not descended (rigs of ≥ 128 joints:
-                               it started at or above the free start; docs/solver.md D6d) */
+    int starts_skipped;     /* 1 when one of the two starts was not descended (rigs of ≥ 128 joints:
+                               it began at or above the other's converged end; docs/solver.md D6d) */
     bool hit_cap;
     double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */
     double residual;        /* Σ_j ‖s_j − u_j‖² at the end (direct) */
@@ -347,7 +347,9 @@ void skf_rotonly_free(skf_rotonly *r);
  * transforms [B*12] out: the rotation-only skinning transforms
  * T_i = joint_world_i × inverse_bind_i (in: if prev_valid, a previous
  * rotation-only result, also descended from as a second start — the lower end wins;
- * iterations and factorizations then count both).
+ * iterations and factorizations then count both; on rigs of ≥ 128 joints the
+ * start that begins lower goes first and the other is descended only when it
+ * begins below that end, docs/solver.md D6d).
  * stats may be NULL. */
 skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double *free_transforms,
                              double *transforms, bool prev_valid, skf_rotonly_stats *stats,

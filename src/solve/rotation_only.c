@@ -36,6 +36,10 @@
  * (the moment form; the last one the direct sum); a frame stops only at a
  * converged point (D6b's rule) or at the cap. Starts: the free solution's
  * rotations and root positions, and the previous result, each descended.
+ * On rigs of ≥ 128 joints (D6d): the pair sums by subtree propagation and the
+ * whole problem factored in a minimum-degree order (blockchol.c), each where
+ * its operation count is lower, and the start that begins lower descended
+ * first, the other only when it begins below that end.
  */
 #include "solve_internal.h"
 #include "skinfit/math.h"
@@ -1232,22 +1236,30 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
     const double stop = r->tol * (double)n * s->diag * s->diag;
     double Ed = 0;
     bool converged = false;
-    for (int start = 0; start < (prev_valid ? 2 : 1); ++start) {
+    /* D6d: on large rigs the start that begins lower is descended first and
+     * the other only when it begins below the first's end (it then certainly
+     * ends lower); the smaller rigs descend both, the free start first (D6b:
+     * the animals' frames that need both) */
+    const bool large = B >= SKF_ROTONLY_BLOCK_MIN_JOINTS;
+    int first_start = 0;
+    if (prev_valid)
+        skfi_solve_to_centred(s, transforms, B, true);
+    if (prev_valid && large) {
+        state_from(r, r->Tf);
+        const double e0 = direct_residual(r, r->T, target);
+        state_from(r, transforms);
+        if (direct_residual(r, r->T, target) < e0)
+            first_start = 1;
+    }
+    for (int k = 0; k < (prev_valid ? 2 : 1); ++k) {
+        const int start = k == 0 ? first_start : 1 - first_start;
         skf_rotonly_stats one;
         memset(&one, 0, sizeof one);
-        if (start == 0) {
-            state_from(r, r->Tf);
-        } else {
-            skfi_solve_to_centred(s, transforms, B, true);
-            state_from(r, transforms);
-        }
+        state_from(r, start == 0 ? r->Tf : transforms);
         double Es = skfi_solve_energy(s, &r->ws, r->T);
         one.energy_start = direct_residual(r, r->T, target);
         bool conv = !(one.energy_start > stop);
-        /* D6d: on large rigs the previous result is descended only when it
-         * starts below the free start (a closer guess); the smaller rigs keep
-         * both descents (D6b: the animals' frames that need it) */
-        if (start == 1 && r->B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && !(one.energy_start < st.energy_start)) {
+        if (k == 1 && large && !(one.energy_start < Ed)) {
             ++st.starts_skipped;
             restore_best(r);
             break;
@@ -1258,12 +1270,12 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         st.iterations += one.iterations;
         st.block_iterations += one.block_iterations;
         st.factorizations += one.factorizations;
-        if (start == 0 || one.energy_start < st.energy_start)
+        if (k == 0 || one.energy_start < st.energy_start)
             st.energy_start = one.energy_start;
-        if (start == 0 || Eend < Ed) {
+        if (k == 0 || Eend < Ed) {
             Ed = Eend;
             converged = conv;
-            if (prev_valid && start == 0)
+            if (prev_valid && k == 0)
                 keep_best(r);
         } else {
             restore_best(r);
