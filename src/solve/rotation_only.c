@@ -255,6 +255,16 @@ static inline void pair_sums(const double *Ti, const double *M, const double *Tk
     q[15] = M[15];
 }
 
+/* Z_i = S_i − T_i C_iᵀ, z_i = H_i − c_i: the target's share of Jᵀr (S_i, H_i in). */
+static inline void minus_target_sums(const double *Ti, const double *Ci, double Z[9], double z[3])
+{
+    for (int c = 0; c < 3; ++c)
+        for (int rr = 0; rr < 3; ++rr)
+            Z[c * 3 + rr] -= Ti[rr] * Ci[c] + Ti[3 + rr] * Ci[3 + c] + Ti[6 + rr] * Ci[6 + c] + Ti[9 + rr] * Ci[9 + c];
+    for (int e = 0; e < 3; ++e)
+        z[e] -= Ci[9 + e];
+}
+
 /* The slots of accumulate() by subtree propagation (docs/solver.md D6d), row
  * by row in post-order (a row's descendants first). With F(a, b) = Σ_{i∈sub(a),
  * k∈sub(b)} q_ik the slot and R(a, b) = Σ_{k∈sub(b)} q_ak:
@@ -286,12 +296,7 @@ static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
                     for (int e = 0; e < 16; ++e)
                         R[16 * pk + e] += q[e];
             }
-            for (int c = 0; c < 3; ++c)
-                for (int rr = 0; rr < 3; ++rr)
-                    Za[c * 3 + rr] -= Ta[rr] * Ca[c] + Ta[3 + rr] * Ca[3 + c] + Ta[6 + rr] * Ca[6 + c] +
-                                      Ta[9 + rr] * Ca[9 + c];
-            for (int e = 0; e < 3; ++e)
-                za[e] -= Ca[9 + e];
+            minus_target_sums(Ta, Ca, Za, za);
         }
         for (size_t at = r->nch_off[ra]; at < r->nch_off[ra + 1]; ++at) {
             const size_t c = r->bone_at[r->nch[at]];
@@ -384,13 +389,7 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
                 }
             }
         }
-        /* Z_i = S_i − T_i C_iᵀ, z_i = H_i − c_i */
-        for (int c = 0; c < 3; ++c)
-            for (int rr = 0; rr < 3; ++rr)
-                Zi[c * 3 + rr] -= Ti[rr] * Ci[c] + Ti[3 + rr] * Ci[3 + c] + Ti[6 + rr] * Ci[6 + c] +
-                                  Ti[9 + rr] * Ci[9 + c];
-        for (int e = 0; e < 3; ++e)
-            zi[e] -= Ci[9 + e];
+        minus_target_sums(Ti, Ci, Zi, zi);
         for (int32_t a = (int32_t)i; a >= 0 && r->pos[a] <= e0; a = r->parent[a]) {
             for (int e = 0; e < 9; ++e)
                 r->accZ[9 * a + e] += Zi[e];
