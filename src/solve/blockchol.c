@@ -84,7 +84,8 @@ skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern)
             snode = ns;
             cap = ncap;
         }
-        memcpy(snode + soff[t], nbr, m * sizeof *nbr);
+        if (m > 0)
+            memcpy(snode + soff[t], nbr, m * sizeof *nbr);
         soff[t + 1] = soff[t] + m;
         for (size_t q = 0; q < m; ++q) {
             uint64_t *gu = g + nbr[q] * W;
