@@ -6,7 +6,8 @@ set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/io/gltf_accessor.c ${ROOT}/src/io/gltf_query.c ${ROOT}/src/io/meshseq.c
   ${ROOT}/src/rig/rig.c ${ROOT}/src/rig/model.c ${ROOT}/src/rig/weld.c ${ROOT}/src/rig/clip.c
   ${ROOT}/src/rig/clip_gltf.c ${ROOT}/src/rig/skin.c ${ROOT}/src/rig/autoweights.c
-  ${ROOT}/src/solve/affine_init.c ${ROOT}/src/solve/bone_sweep.c ${ROOT}/src/solve/envelope.c ${ROOT}/src/solve/horn.c
+  ${ROOT}/src/solve/affine_init.c ${ROOT}/src/solve/blockchol.c ${ROOT}/src/solve/bone_sweep.c ${ROOT}/src/solve/envelope.c
+  ${ROOT}/src/solve/horn.c
   ${ROOT}/src/solve/moments.c ${ROOT}/src/solve/newton.c ${ROOT}/src/solve/quality.c
   ${ROOT}/src/solve/rotation_only.c ${ROOT}/src/solve/solver.c
   ${ROOT}/src/surface/align.c ${ROOT}/src/surface/bvh.c ${ROOT}/src/surface/correspond.c
