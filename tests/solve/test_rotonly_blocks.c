@@ -89,27 +89,37 @@ static void pose(const chain_case *c, const double *axes, int f, double *T)
     }
 }
 
-static void run(int tree)
+/* The clip both cases solve: exact LBS of 1/d² weights over 4 joints,
+ * posed about random unit axes drawn from r; c is left with 1/d weights
+ * over 8 joints, the weights the targets are solved with. Returns the
+ * NF × 3NV targets (caller frees). */
+static double *clip_targets(chain_case *c, synth_rng *r)
 {
-    static chain_case c;
-    synth_rng r = {0xb10c + (uint64_t)tree};
-    make_case(&c, &r, tree);
     double axes[3 * NJ];
     for (int i = 0; i < NJ; ++i) {
-        double a[3] = {synth_range(&r, -1, 1), synth_range(&r, -1, 1), synth_range(&r, -1, 1)};
+        double a[3] = {synth_range(r, -1, 1), synth_range(r, -1, 1), synth_range(r, -1, 1)};
         double n = skf_norm3(a);
         for (int k = 0; k < 3; ++k)
             axes[3 * i + k] = a[k] / n;
     }
     /* targets: exact LBS of 1/d² weights over 4 joints; solved with 1/d over 8 */
-    weights(&c, 4, 2);
-    synth_rig g = {NV, NJ, 4, c.rest, c.off, c.bone, c.weight, NULL};
+    weights(c, 4, 2);
+    synth_rig g = {NV, NJ, 4, c->rest, c->off, c->bone, c->weight, NULL};
     double *targets = malloc((size_t)NF * 3 * NV * sizeof(double)), T[12 * NJ];
     for (int f = 0; f < NF; ++f) {
-        pose(&c, axes, f, T);
+        pose(c, axes, f, T);
         synth_skin(&g, T, targets + (size_t)f * 3 * NV);
     }
-    weights(&c, 8, 1);
+    weights(c, 8, 1);
+    return targets;
+}
+
+static void run(int tree)
+{
+    static chain_case c;
+    synth_rng r = {0xb10c + (uint64_t)tree};
+    make_case(&c, &r, tree);
+    double *targets = clip_targets(&c, &r);
     skf_solve_rig rig = {NV, c.rest, c.off, c.bone, c.weight, NJ, NULL};
     skf_solver *s = NULL;
     skf_error err;
@@ -181,21 +191,7 @@ static void large_rules(int tree)
     static chain_case c;
     synth_rng r = {0x1a26e + (uint64_t)tree};
     make_case(&c, &r, tree);
-    double axes[3 * NJ];
-    for (int i = 0; i < NJ; ++i) {
-        double a[3] = {synth_range(&r, -1, 1), synth_range(&r, -1, 1), synth_range(&r, -1, 1)};
-        double n = skf_norm3(a);
-        for (int k = 0; k < 3; ++k)
-            axes[3 * i + k] = a[k] / n;
-    }
-    weights(&c, 4, 2);
-    synth_rig g = {NV, NJ, 4, c.rest, c.off, c.bone, c.weight, NULL};
-    double *targets = malloc((size_t)NF * 3 * NV * sizeof(double)), T[12 * NJ];
-    for (int f = 0; f < NF; ++f) {
-        pose(&c, axes, f, T);
-        synth_skin(&g, T, targets + (size_t)f * 3 * NV);
-    }
-    weights(&c, 8, 1);
+    double *targets = clip_targets(&c, &r);
     skf_solve_rig rig = {NV, c.rest, c.off, c.bone, c.weight, NJ, NULL};
     skf_solver *s = NULL;
     skf_error err;
