@@ -255,6 +255,16 @@ static inline void pair_sums(const double *Ti, const double *M, const double *Tk
     q[15] = M[15];
 }
 
+/* Z_i += the pair's share of S_i (q's 3×3 part), z_i += its share of H_i
+ * (q[12..14]): the sums Jᵀr needs from every pair (i, k) of joint i. */
+static inline void add_pair_to_own(const double q[16], double Z[9], double z[3])
+{
+    for (int e = 0; e < 9; ++e)
+        Z[e] += q[e];
+    for (int e = 0; e < 3; ++e)
+        z[e] += q[12 + e];
+}
+
 /* Z_i = S_i − T_i C_iᵀ, z_i = H_i − c_i: the target's share of Jᵀr (S_i, H_i in). */
 static inline void minus_target_sums(const double *Ti, const double *Ci, double Z[9], double z[3])
 {
@@ -288,10 +298,7 @@ static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
                 const size_t k = s->nb_bone[at], pk = r->pos[k];
                 double q[16];
                 pair_sums(Ta, s->pair_M + 16 * s->nb_pair[at], T + 12 * k, q);
-                for (int e = 0; e < 9; ++e)
-                    Za[e] += q[e];
-                for (int e = 0; e < 3; ++e)
-                    za[e] += q[12 + e];
+                add_pair_to_own(q, Za, za);
                 if (pk >= f && pk <= ra)
                     for (int e = 0; e < 16; ++e)
                         R[16 * pk + e] += q[e];
@@ -371,10 +378,7 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
             size_t k = s->nb_bone[at];
             double q[16];
             pair_sums(Ti, s->pair_M + 16 * s->nb_pair[at], T + 12 * k, q);
-            for (int e = 0; e < 9; ++e)
-                Zi[e] += q[e];
-            for (int e = 0; e < 3; ++e)
-                zi[e] += q[12 + e];
+            add_pair_to_own(q, Zi, zi);
             if (r->pos[k] < s0 || r->pos[k] > e0) /* k held: its moments enter Jᵀr only */
                 continue;
             /* slots (a, b), a ∈ anc(i) the row, b ∈ anc(k) at or before a in
