@@ -112,8 +112,10 @@ typedef struct skf_decompose_options {
                                  pruned, so the result may have fewer bones (a warning) */
     size_t skeleton_rounds;   /* weight + constrained-transform/joint rounds after the first
                                  constrained solve: exactly this many; 0 → until the stopping
-                                 rule above (tolerance, patience) holds on the skeletal energy,
-                                 at most SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a
+                                 rule above (tolerance, patience) holds on the skeletal energy
+                                 and on the joints (each moved by ≤ tolerance × its bone's
+                                 length a round over the window), at most
+                                 SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a
                                  warning) */
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */

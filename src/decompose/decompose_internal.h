@@ -70,6 +70,13 @@ typedef struct skfi_decompose_ctx {
     /* The trajectories in a reduced frame space for the weight pass (its
      * products and moments read coords instead of frames), or NULL. */
     skfi_frame_basis *basis;
+    /* The weight pass's candidate bones of vertex j come from the weights
+     * (support_wb, support_w [N*K]) of j, its seam twins and its mesh
+     * neighbours instead of the previous weights when not NULL: the
+     * skeleton's rounds keep each bone's skin within one ring of the skin
+     * the tree was built from (skeleton.c). Not owned. */
+    const uint32_t *support_wb;
+    const double *support_w;
 } skfi_decompose_ctx;
 
 /* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same

@@ -56,6 +56,18 @@
  * after new weights for the current transforms (weights.c). The
  * lowest-energy skeletal iterate (transforms, weights, joints) is kept. Bone
  * lengths ‖p_i − p_parent‖ are constant by construction.
+ *
+ * Support (ours). The rounds' weight step takes a vertex's candidate bones
+ * from the weights the tree was built from (the bones of the vertex and its
+ * mesh neighbours there), not from the last round's: a bone's skin may grow
+ * or shrink within one ring of its flat skin but not travel ring by ring
+ * over the rounds, which would leave the tree's edges describing bones that
+ * no longer stand where they were chosen. By the rule, the rounds end when
+ * both the best energy and the kept joints have settled (each joint moved by
+ * ≤ tol of its bone's length a round over the window): along a joint
+ * between two bones that turn a few degrees relative to each other the
+ * energy is nearly flat, and an energy-only rule stopped while that joint
+ * was still moving.
  */
 #include "decompose_internal.h"
 #include "skinfit/math.h"
@@ -691,6 +703,10 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     size_t *hops = skf_malloc_array(B, sizeof *hops);
     skf_solver *solver = NULL;
     double *hist = NULL; /* the best energy per round (allocated with the round cap) */
+    const size_t B0 = B;
+    double *jhist = NULL; /* the kept joints of the last patience + 1 rounds [patience+1][3*B0] */
+    uint32_t *sup_wb = NULL; /* the weight candidates' support [N*K] */
+    double *sup_w = NULL;
     if (!S || !Mc || !mass || !cost || !jp || !parent || !b || !bind || !off || !cb || !cw ||
         !Tcur || !Tbest || !Tnext || !jbest || !fixed || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton");
@@ -831,10 +847,22 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     bool by_rule = rounds == 0;
     size_t cap = by_rule ? SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS : rounds;
     hist = skf_malloc_array(cap + 1, sizeof *hist);
-    if (!hist) {
+    jhist = skf_malloc_array((patience + 1) * 3 * B0, sizeof *jhist);
+    sup_wb = skf_malloc_array(N * K, sizeof *sup_wb);
+    sup_w = skf_malloc_array(N * K, sizeof *sup_w);
+    if (!hist || !jhist || !sup_wb || !sup_w) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory in the skeleton");
         goto done;
     }
+    /* The rounds' weight candidates come from the weights the tree was built
+     * from (one ring around each bone's skin there), not from the last
+     * round's: a bone's skin may grow or shrink but not travel, so that the
+     * tree's edges keep describing the bones (docs/decompose.md, "Support"). */
+    memcpy(sup_wb, d->weight_bone, N * K * sizeof *sup_wb);
+    memcpy(sup_w, d->weight, N * K * sizeof *sup_w);
+    skfi_decompose_ctx cs = *c;
+    cs.support_wb = sup_wb;
+    cs.support_w = sup_w;
     bool settled = false;
     size_t r = 0, r_base = 0; /* r_base: the round of the last pruning (a new energy) */
     for (; r <= cap && !settled; ++r) {
@@ -844,13 +872,20 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
              * pruning above, inside the loop as Le & Deng prune) */
             bool dropped = false;
             for (;;) {
-                if ((st = skfi_decompose_solve_weights(c, B, Tcur, K, d->weight_bone, d->weight, true, NULL,
+                if ((st = skfi_decompose_solve_weights(&cs, B, Tcur, K, d->weight_bone, d->weight, true, NULL,
                                                        NULL, err)))
                     goto done;
                 size_t x = bone_masses(d, mass);
                 if (B <= 2 || !(mass[x] < JOINT_MIN_MASS))
                     break;
                 tree_drop(d, x, parent, Tcur, b, mass, &root);
+                for (size_t e = 0; e < N * K; ++e) /* the support follows */
+                    if (sup_wb[e] == x) {
+                        sup_w[e] = 0;
+                        sup_wb[e] = 0;
+                    } else if (sup_wb[e] > x) {
+                        --sup_wb[e];
+                    }
                 --B;
                 ++*pruned;
                 dropped = true;
@@ -895,8 +930,28 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
             Eprev = E;
         }
         hist[r] = bestE;
-        if (by_rule && r >= r_base + patience)
+        memcpy(jhist + (r % (patience + 1)) * 3 * B0, jbest, 3 * B * sizeof *jhist);
+        if (by_rule && r >= r_base + patience) {
             settled = hist[r - patience] - bestE <= tol * (double)patience * hist[r - patience];
+            /* and the kept joints: each moved by ≤ tol of its bone's length
+             * (the distance to its parent's joint) a round on average over
+             * the window (the energy is nearly flat along a joint between
+             * bones that turn a few degrees relative to each other, and the
+             * rounds move it there by ~0.1 % of the diagonal a round while
+             * the energy falls by less than tol) */
+            const double *jold = jhist + ((r - patience) % (patience + 1)) * 3 * B0;
+            for (size_t i = 0; i < B && settled; ++i) {
+                if (parent[i] < 0)
+                    continue;
+                const double *bi = jbest + 3 * i, *bq = jbest + 3 * (size_t)parent[i], *bo = jold + 3 * i;
+                double len2 = 0, mv2 = 0;
+                for (int q = 0; q < 3; ++q) {
+                    len2 += (bi[q] - bq[q]) * (bi[q] - bq[q]);
+                    mv2 += (bi[q] - bo[q]) * (bi[q] - bo[q]);
+                }
+                settled = sqrt(mv2) <= tol * (double)patience * sqrt(len2);
+            }
+        }
     }
     d->skeleton_rounds_run = r - 1;
     d->skeleton_hit_cap = by_rule && !settled;
@@ -913,6 +968,9 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     d->skeleton_root = root;
 done:
     skf_free(hist);
+    skf_free(jhist);
+    skf_free(sup_wb);
+    skf_free(sup_w);
     skf_solver_free(solver);
     skf_free(S);
     skf_free(Mc);

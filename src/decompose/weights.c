@@ -102,7 +102,8 @@ static double list_makespan(const double *cost, const size_t *order, size_t n, s
 
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
  * list[n..] the bones that weigh on vertex j, on its seam twins or on its
- * mesh neighbours in the previous weights (old_wb, old_w), each bone once
+ * mesh neighbours in the previous weights (old_wb, old_w; the caller passes
+ * c->support_wb / support_w instead when set), each bone once
  * per stamp. Returns the new count. With list2 (not NULL), the same bones
  * are also appended to list2[*n2..] once per stamp2 (mark2): the block's
  * union and its vertex group's list from one walk, in the same orders as
@@ -421,7 +422,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                     ++stamp2;
                     gcnt[v / VB] = 0;
                 }
-                nl = gather_candidates(c, B, C, K, s0 + v, old_wb, old_w, mark, stamp, list, nl, mark2,
+                nl = gather_candidates(c, B, C, K, s0 + v, c->support_wb ? c->support_wb : old_wb,
+                                       c->support_w ? c->support_w : old_w, mark, stamp, list, nl, mark2,
                                        stamp2, own + (v / VB) * B, &gcnt[v / VB]);
             }
             for (size_t l = 0; l < nl; ++l)
