@@ -21,7 +21,9 @@
  * it with Gauss–Newton steps (JᵀJ alone), =only runs only those,
  * BENCH_SOLVE_BLOCKS=0 turns its block sweeps off (whole-problem steps only),
  * BENCH_SOLVE_BIG_KIND=0|1 runs only the random tree | the chains. "LM it" counts
- * whole-problem iterations; the block iterations per frame close the line. */
+ * whole-problem iterations; the block iterations per frame and the whole-problem
+ * steps taken shortened after a rejection (docs/solver.md D6e) close the line.
+ * BENCH_SOLVE_BACKTRACK=0 turns that backtracking off. */
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 #include "../tests/solve/synth.h"
@@ -404,13 +406,15 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 ropt.max_iterations = atoi(getenv("BENCH_SOLVE_LM_CAP"));
             if (getenv("BENCH_SOLVE_BLOCKS") && !strcmp(getenv("BENCH_SOLVE_BLOCKS"), "0"))
                 ropt.blocks = -1; /* whole-problem steps only (docs/solver.md D6c) */
+            if (getenv("BENCH_SOLVE_BACKTRACK") && !strcmp(getenv("BENCH_SOLVE_BACKTRACK"), "0"))
+                ropt.backtrack = -1; /* a rejected step refactored at a larger λ (docs/solver.md D6e) */
             if (getenv("BENCH_SOLVE_LM_REL"))
                 ropt.relative_tolerance = atof(getenv("BENCH_SOLVE_LM_REL"));
             if (skf_rotonly_new(s, &sk, &ropt, &ro, &err) != SKF_OK) {
                 fprintf(stderr, "bench_solve: %s\n", err.message);
                 exit(1);
             }
-            double c2 = cpu_now(), it = 0, bit = 0, fac = 0, rms = 0, e = 0;
+            double c2 = cpu_now(), it = 0, bit = 0, fac = 0, bt = 0, rms = 0, e = 0;
             int capped = 0, it_max = 0;
             for (size_t f = 0; f < F; ++f) {
                 skf_rotonly_stats st;
@@ -422,6 +426,7 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 it += st.iterations / (double)F;
                 bit += st.block_iterations / (double)F;
                 fac += st.factorizations / (double)F;
+                bt += st.backtracked / (double)F;
                 it_max = st.iterations > it_max ? st.iterations : it_max;
                 capped += st.hit_cap;
                 rms = fmax(rms, st.rms / skf_solver_diagonal(s));
@@ -430,10 +435,10 @@ static void big_case(const char *label, const rig_case *c, const double *targets
             double c3 = cpu_now();
             double fr = free_cpu / (double)F, rr = (c3 - c2) / (double)F;
             printf("%-22s %-13s %-6s %5zu %3zu %9.1f %10.1f %8.2f %6.2f %4d %6.2f %3d %9.1f %9.1f  "
-                   "mean E/(N·diag²) %.12e, max rms %.2g of diag, block it/frame %.1f\n",
+                   "mean E/(N·diag²) %.12e, max rms %.2g of diag, block it/frame %.1f, shortened steps/frame %.1f\n",
                    label, other ? "other weights" : "exact LBS", hess ? "GN" : "Newton", B, F, 1e3 * fr,
                    1e3 * rr, rr / fr, it, it_max, fac, capped, it > 0 ? 1e3 * rr / it : 0.0,
-                   1e3 * (c2 - c1), e, rms, bit);
+                   1e3 * (c2 - c1), e, rms, bit, bt);
             skf_rotonly_free(ro);
         }
         skf_solver_free(s);

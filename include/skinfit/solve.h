@@ -318,12 +318,18 @@ typedef struct skf_rotonly_options {
                                < 0 → whole-problem steps only */
     skf_rotonly_sums sums;  /* how JᵀJ's pair sums are formed: 0 → AUTO */
     skf_rotonly_factor factor; /* how the whole problem's system is factored: 0 → AUTO */
+    int backtrack;          /* 0 → on rigs of ≥ 128 joints a rejected whole-problem step is first
+                               shortened along its direction (α = 1/2, 1/4, 1/8; no new
+                               factorisation) and taken when it lowers E (docs/solver.md D6e);
+                               < 0 → off (λ grows and the system is factored again) */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {
     int iterations;         /* LM iterations of the whole problem (each: one assembly of H and Jᵀr) */
     int block_iterations;   /* LM iterations of blocks (0 unless the block sweeps are on: options.blocks) */
     int factorizations;     /* envelope Cholesky factorisations, all tries */
+    int backtracked;        /* whole-problem steps taken shortened after their full length was
+                               rejected (options.backtrack, docs/solver.md D6e) */
     int starts_skipped;     /* 1 when one of the two starts was not descended (rigs of ≥ 128 joints:
                                it began at or above the other's converged end; docs/solver.md D6d) */
     bool hit_cap;

@@ -39,7 +39,12 @@
  * On rigs of ≥ 128 joints (D6d): the pair sums by subtree propagation and the
  * whole problem factored in a minimum-degree order (blockchol.c), each where
  * its operation count is lower, and the start that begins lower descended
- * first, the other only when it begins below that end.
+ * first, the other only when it begins below that end. On those rigs (D6e) a
+ * rejected whole-problem step is first shortened along its direction
+ * (α = 1/2, 1/4, 1/8: an energy evaluation each, no factorisation) — the
+ * backtracking of L. Armijo, "Minimization of functions having Lipschitz
+ * continuous first partial derivatives", Pacific J. Math. 16(1), 1966 —
+ * and taken when one lowers E, λ then raised as after a rejection.
  */
 #include "solve_internal.h"
 #include "skinfit/math.h"
@@ -84,6 +89,7 @@ struct skf_rotonly {
     double tol, rel_tol;
     bool newton;           /* the residual-curvature term S in H (docs/solver.md D6b) */
     bool use_blocks;       /* blocks where they pay (D6c); false: whole-problem steps only */
+    bool backtrack;        /* a rejected whole-problem step shortened before λ grows (D6e) */
     /* structure (docs/solver.md, D6): joints in post-order (children before
      * parents: the subtree of a joint is the range of positions ending at it),
      * then the root translations. Unknowns by node: node k < B is the
@@ -115,6 +121,7 @@ struct skf_rotonly {
     double *Qb, *Gb, *pb, *Tb; /* the first start's result while the second is descended */
     double *JtJ, *A;       /* [env_size] JᵀJ and its damped factor, lower envelope */
     double *Jtr, *x, *y;   /* [P], by node */
+    double *xr;            /* [P] the rejected whole-problem step while it is shortened (D6e) */
     double *D;             /* [P] diag(JᵀJ): the damping scale */
     double *X;             /* [9B] per joint: X_a = Σ_j y_aj r_jᵀ, column-major (D6b) */
     double *acc;           /* [aoff[B]·16] per envelope slot (row joint a, column joint b):
@@ -819,6 +826,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                                                      : 0;
     r->newton = !opt || opt->hessian != SKF_ROTONLY_HESSIAN_GAUSS_NEWTON;
     r->use_blocks = !opt || opt->blocks >= 0;
+    r->backtrack = (!opt || opt->backtrack >= 0) && B >= SKF_ROTONLY_BLOCK_MIN_JOINTS;
     r->sums = opt ? opt->sums : SKF_ROTONLY_SUMS_AUTO;
     r->fact = opt ? opt->factor : SKF_ROTONLY_FACTOR_AUTO;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
@@ -876,6 +884,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->X = skf_malloc_array(9 * B, sizeof(double));
         r->x = skf_malloc_array(P, sizeof(double));
         r->y = skf_malloc_array(P, sizeof(double));
+        r->xr = skf_malloc_array(P, sizeof(double));
         r->acc = skf_malloc_array(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
@@ -896,7 +905,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                  r->lD && r->blk_lambda && r->blk_nu;
         }
         ok = ok && r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
-             r->Jtr && r->D && r->X && r->x && r->y && r->acc && r->accZ && r->accz &&
+             r->Jtr && r->D && r->X && r->x && r->y && r->xr && r->acc && r->accZ && r->accz &&
              skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
     if (!ok) {
@@ -913,7 +922,7 @@ void skf_rotonly_free(skf_rotonly *r)
         return;
     void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->d, r->pos, r->bone_at, r->nfirst,
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
-                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->acc, r->accZ, r->accz,
+                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->xr, r->acc, r->accZ, r->accz,
                     r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
                     r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow, r->bwork};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
@@ -1123,6 +1132,36 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
             }
             retract(r, v);
             double Ec = v->full ? skfi_solve_energy(s, &r->ws, r->Tc) : E - Epart + energy_part(r, r->Tc, v);
+            /* D6e (rigs of ≥ 128 joints): a rejected whole-problem step is
+             * shortened along its direction, α = 1/2, 1/4, 1/8, until E rises
+             * again after falling below the start's; the lowest such E is
+             * taken, and λ grows as after a rejection (×2, Nielsen's first),
+             * so the iteration's factorisation is not thrown away */
+            bool shortened = false;
+            if (v->full && r->backtrack && !last && !(Ec < E)) {
+                memcpy(r->xr, v->x, P * sizeof(double));
+                double Eb = Ec, ab = 1;
+                for (double a = 0.5; a >= 0.125; a *= 0.5) {
+                    for (size_t k = 0; k < P; ++k)
+                        v->x[k] = a * r->xr[k];
+                    retract(r, v);
+                    const double Ea = skfi_solve_energy(s, &r->ws, r->Tc);
+                    if (Ea < Eb) {
+                        Eb = Ea;
+                        ab = a;
+                    } else if (Eb < E) {
+                        break;
+                    }
+                }
+                if (Eb < E) {
+                    for (size_t k = 0; k < P; ++k)
+                        v->x[k] = ab * r->xr[k];
+                    retract(r, v);
+                    Ec = Eb;
+                    shortened = true;
+                    ++st->backtracked;
+                }
+            }
             /* the last step is decided on the direct sums: near E's rounding
              * (a far target) the moment form cannot tell */
             if (last && v->full ? direct_residual(r, r->Tc, target) < direct_residual(r, r->T, target) : Ec < E) {
@@ -1133,7 +1172,7 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
                 sw = r->G; r->G = r->Gc; r->Gc = sw;
                 sw = r->p; r->p = r->pc; r->pc = sw;
                 sw = r->T; r->T = r->Tc; r->Tc = sw;
-                lambda = fmax(lam * fmax(1.0 / 3, 1 - t * t * t), lam_check);
+                lambda = shortened ? 2 * lam : fmax(lam * fmax(1.0 / 3, 1 - t * t * t), lam_check);
                 nu = 2;
                 converged = last;
                 break;
@@ -1273,6 +1312,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         st.iterations += one.iterations;
         st.block_iterations += one.block_iterations;
         st.factorizations += one.factorizations;
+        st.backtracked += one.backtracked;
         if (k == 0 || one.energy_start < st.energy_start)
             st.energy_start = one.energy_start;
         if (k == 0 || Eend < Ed) {
