@@ -116,36 +116,71 @@ static double *clip_targets(chain_case *c, synth_rng *r)
     return targets;
 }
 
+/* A case (make_case from seed; tree as there), its clip and the clip's free
+ * solve: the solver, the NF targets and the free transforms Tf
+ * (clip_case_free releases them). */
+typedef struct clip_case {
+    skf_solve_rig rig;
+    skf_skeleton sk;
+    skf_solver *s;
+    double *targets, *Tf;
+} clip_case;
+
+static void clip_case_make(chain_case *c, uint64_t seed, int tree, clip_case *k)
+{
+    synth_rng r = {seed};
+    make_case(c, &r, tree);
+    k->targets = clip_targets(c, &r);
+    k->rig = (skf_solve_rig){NV, c->rest, c->off, c->bone, c->weight, NJ, NULL};
+    k->sk = (skf_skeleton){NJ, c->parent, c->bind, NULL};
+    k->s = NULL;
+    skf_error err;
+    CHECK(skf_solver_new(&k->rig, NULL, &k->s, &err) == SKF_OK);
+    k->Tf = malloc((size_t)NF * NJ * 12 * sizeof(double));
+    for (int i = 0; i < NJ; ++i)
+        skf_transform34_identity(k->Tf + 12 * i);
+    CHECK(skf_solver_clip(k->s, NF, k->targets, k->Tf, NULL, NULL, &err) == SKF_OK);
+}
+
+static void clip_case_free(clip_case *k)
+{
+    free(k->targets);
+    free(k->Tf);
+    skf_solver_free(k->s);
+}
+
+/* Frame f of k's clip by `on` and by `other`, each chaining its own previous
+ * results (Ta, Tb), then by `on` restarted from its result (again). */
+static void frame_pair(skf_rotonly *on, skf_rotonly *other, const clip_case *k, int f, double *Ta, double *Tb,
+                       skf_rotonly_stats *a, skf_rotonly_stats *b, skf_rotonly_stats *again)
+{
+    static double Tc[12 * NJ];
+    skf_error err;
+    const double *u = k->targets + (size_t)f * 3 * NV, *Tff = k->Tf + (size_t)f * NJ * 12;
+    CHECK(skf_rotonly_frame(on, u, Tff, Ta, f > 0, a, &err) == SKF_OK);
+    CHECK(skf_rotonly_frame(other, u, Tff, Tb, f > 0, b, &err) == SKF_OK);
+    memcpy(Tc, Ta, sizeof Tc);
+    CHECK(skf_rotonly_frame(on, u, Ta, Tc, true, again, &err) == SKF_OK);
+}
+
 static void run(int tree)
 {
     static chain_case c;
-    synth_rng r = {0xb10c + (uint64_t)tree};
-    make_case(&c, &r, tree);
-    double *targets = clip_targets(&c, &r);
-    skf_solve_rig rig = {NV, c.rest, c.off, c.bone, c.weight, NJ, NULL};
-    skf_solver *s = NULL;
+    clip_case k;
+    clip_case_make(&c, 0xb10c + (uint64_t)tree, tree, &k);
+    skf_solver *s = k.s;
     skf_error err;
-    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c.parent, c.bind, NULL};
     skf_rotonly_options off = {.blocks = -1};
     skf_rotonly *on = NULL, *whole = NULL;
-    CHECK(skf_rotonly_new(s, &sk, NULL, &on, &err) == SKF_OK);
-    CHECK(skf_rotonly_new(s, &sk, &off, &whole, &err) == SKF_OK);
-    double *Tf = malloc((size_t)NF * NJ * 12 * sizeof(double));
-    for (int i = 0; i < NJ; ++i)
-        skf_transform34_identity(Tf + 12 * i);
-    CHECK(skf_solver_clip(s, NF, targets, Tf, NULL, NULL, &err) == SKF_OK);
-    static double Ta[12 * NJ], Tb[12 * NJ], Tc[12 * NJ];
+    CHECK(skf_rotonly_new(s, &k.sk, NULL, &on, &err) == SKF_OK);
+    CHECK(skf_rotonly_new(s, &k.sk, &off, &whole, &err) == SKF_OK);
+    static double Ta[12 * NJ], Tb[12 * NJ];
     int capped = 0, blk_min = 1 << 30, blk_off = 0, it_on = 0, it_off = 0;
     double worst_vs_whole = -1, worst_gain = 0, len = 0, e_min = 1e300;
     const double d2 = skf_solver_diagonal(s) * skf_solver_diagonal(s);
     for (int f = 0; f < NF; ++f) {
-        const double *u = targets + (size_t)f * 3 * NV, *Tff = Tf + (size_t)f * NJ * 12;
         skf_rotonly_stats a, b, again;
-        CHECK(skf_rotonly_frame(on, u, Tff, Ta, f > 0, &a, &err) == SKF_OK);
-        CHECK(skf_rotonly_frame(whole, u, Tff, Tb, f > 0, &b, &err) == SKF_OK);
-        memcpy(Tc, Ta, sizeof Tc);
-        CHECK(skf_rotonly_frame(on, u, Ta, Tc, true, &again, &err) == SKF_OK);
+        frame_pair(on, whole, &k, f, Ta, Tb, &a, &b, &again);
         capped += a.hit_cap + again.hit_cap;
         blk_min = a.block_iterations < blk_min ? a.block_iterations : blk_min;
         blk_off += b.block_iterations;
@@ -173,11 +208,9 @@ static void run(int tree)
         CHECK(blk_min > 0);
         CHECK(worst_vs_whole <= 1e-12);
     }
-    free(targets);
-    free(Tf);
     skf_rotonly_free(on);
     skf_rotonly_free(whole);
-    skf_solver_free(s);
+    clip_case_free(&k);
 }
 
 /* docs/solver.md D6d on the same rigs. (1) The pair sums by propagation agree
@@ -191,18 +224,12 @@ static void run(int tree)
 static void large_rules(int tree)
 {
     static chain_case c;
-    synth_rng r = {0x1a26e + (uint64_t)tree};
-    make_case(&c, &r, tree);
-    double *targets = clip_targets(&c, &r);
-    skf_solve_rig rig = {NV, c.rest, c.off, c.bone, c.weight, NJ, NULL};
-    skf_solver *s = NULL;
+    clip_case k;
+    clip_case_make(&c, 0x1a26e + (uint64_t)tree, tree, &k);
+    skf_solver *s = k.s;
+    const skf_skeleton sk = k.sk;
+    const double *targets = k.targets, *Tf = k.Tf;
     skf_error err;
-    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c.parent, c.bind, NULL};
-    double *Tf = malloc((size_t)NF * NJ * 12 * sizeof(double));
-    for (int i = 0; i < NJ; ++i)
-        skf_transform34_identity(Tf + 12 * i);
-    CHECK(skf_solver_clip(s, NF, targets, Tf, NULL, NULL, &err) == SKF_OK);
     /* (1) walk against propagation (envelope factor), envelope against the
      * sparse factor (propagated sums) */
     double d_one[2] = {0, 0}, d_end[2] = {0, 0};
@@ -271,10 +298,8 @@ static void large_rules(int tree)
     CHECK(near.starts_skipped == 1);
     CHECK(near.iterations < one.iterations);
     CHECK(near.residual <= one.residual);
-    free(targets);
-    free(Tf);
     skf_rotonly_free(ro);
-    skf_solver_free(s);
+    clip_case_free(&k);
 }
 
 /* docs/solver.md D6e on the random joint tree (141 joints, ≥ 128: the rule
@@ -287,32 +312,19 @@ static void large_rules(int tree)
 static void backtrack_rule(void)
 {
     static chain_case c;
-    synth_rng r = {0xb10c + 1};
-    make_case(&c, &r, 1);
-    double *targets = clip_targets(&c, &r);
-    skf_solve_rig rig = {NV, c.rest, c.off, c.bone, c.weight, NJ, NULL};
-    skf_solver *s = NULL;
+    clip_case k;
+    clip_case_make(&c, 0xb10c + 1, 1, &k);
     skf_error err;
-    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c.parent, c.bind, NULL};
     skf_rotonly_options off = {.backtrack = -1};
     skf_rotonly *on = NULL, *plain = NULL;
-    CHECK(skf_rotonly_new(s, &sk, NULL, &on, &err) == SKF_OK);
-    CHECK(skf_rotonly_new(s, &sk, &off, &plain, &err) == SKF_OK);
-    double *Tf = malloc((size_t)NF * NJ * 12 * sizeof(double));
-    for (int i = 0; i < NJ; ++i)
-        skf_transform34_identity(Tf + 12 * i);
-    CHECK(skf_solver_clip(s, NF, targets, Tf, NULL, NULL, &err) == SKF_OK);
-    static double Ta[12 * NJ], Tb[12 * NJ], Tc[12 * NJ];
+    CHECK(skf_rotonly_new(k.s, &k.sk, NULL, &on, &err) == SKF_OK);
+    CHECK(skf_rotonly_new(k.s, &k.sk, &off, &plain, &err) == SKF_OK);
+    static double Ta[12 * NJ], Tb[12 * NJ];
     int it[2] = {0, 0}, fac[2] = {0, 0}, bt[2] = {0, 0}, capped = 0;
     double gain = 0, len = 0, de_lo = 0, de_hi = 0;
     for (int f = 0; f < NF; ++f) {
-        const double *u = targets + (size_t)f * 3 * NV, *Tff = Tf + (size_t)f * NJ * 12;
         skf_rotonly_stats a, b, again;
-        CHECK(skf_rotonly_frame(on, u, Tff, Ta, f > 0, &a, &err) == SKF_OK);
-        CHECK(skf_rotonly_frame(plain, u, Tff, Tb, f > 0, &b, &err) == SKF_OK);
-        memcpy(Tc, Ta, sizeof Tc);
-        CHECK(skf_rotonly_frame(on, u, Ta, Tc, true, &again, &err) == SKF_OK);
+        frame_pair(on, plain, &k, f, Ta, Tb, &a, &b, &again);
         it[0] += a.iterations;
         it[1] += b.iterations;
         fac[0] += a.factorizations;
@@ -337,11 +349,9 @@ static void backtrack_rule(void)
     CHECK(capped == 0);
     CHECK(gain <= 1e-9);
     CHECK(len < 1e-9);
-    free(targets);
-    free(Tf);
     skf_rotonly_free(on);
     skf_rotonly_free(plain);
-    skf_solver_free(s);
+    clip_case_free(&k);
 }
 
 int main(void)
