@@ -89,6 +89,11 @@ typedef struct skf_decompose_options {
                                  diagonal (dimensionless); 0 → SKF_DECOMPOSE_DEFAULT_RMS_FLOOR;
                                  < 0 → off (then only the moment form's rounding floor, RMS
                                  1e-8 of the diagonal, which is also the least value) */
+    int reseed;               /* a bone whose skin falls below 3 vertices' worth of weight
+                                 (Σ_j w_ij < 3) during the alternation is re-seeded, once per
+                                 bone, on a split of the worst-fitted bone's vertices
+                                 (docs/decompose.md step 4): 0 → on (the default; off with
+                                 `skeleton`, which prunes such bones instead), < 0 → off */
     int anderson;             /* Anderson acceleration of the alternation over the bone
                                  transforms (type II with memory m = anderson, 1…8, safeguarded
                                  by the energy; docs/decompose.md): ≤ 0 → off, the plain
@@ -159,6 +164,7 @@ typedef struct skf_decomposition {
     bool hit_cap;             /* stopped by max_iterations, not by the stopping rule */
     bool floor_reached;       /* converged because the best RMS reached rms_floor (else, when
                                  not hit_cap, by the relative decrease) */
+    size_t reseeded;          /* bones re-seeded during the alternation (`reseed`) */
     size_t accel_steps;       /* alternations started from an Anderson-mixed state */
     size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
                                  the run went back to the best iterate and a plain step) */

@@ -77,6 +77,10 @@ typedef struct skfi_decompose_ctx {
      * the tree was built from (skeleton.c). Not owned. */
     const uint32_t *support_wb;
     const double *support_w;
+    /* [N] after a re-seed (reseed.c), the bone re-seeded on vertex j
+     * (UINT32_MAX: none), which the next weight step adds to the candidates
+     * of j and of its mesh neighbours; NULL otherwise. */
+    const uint32_t *seed;
 } skfi_decompose_ctx;
 
 /* Vertex adjacency of a triangle mesh in CSR form, with vertices at the same
@@ -98,6 +102,23 @@ skf_status skfi_decompose_fit_clusters(const skfi_decompose_ctx *c, size_t B, co
  * refinement rounds; labels [N] in/out, transforms [F*target*12] out. */
 skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target, uint32_t *labels, size_t *B_io,
                          double *transforms, skf_error *err);
+
+/* Split cluster `from` of labels [N] into itself and `to` (init_split.c,
+ * the initialisation's growth step): the vertex with the largest err_j [N]
+ * seeds `to` and takes the members on its side of the plane bisecting it
+ * and the member with the smallest err_j (a median split when either side
+ * would hold fewer than 3). False when `from` has fewer than 6 members. */
+bool skfi_decompose_split_cluster(const skfi_decompose_ctx *c, uint32_t *labels, const double *err_j,
+                                  uint32_t from, uint32_t to);
+
+/* Re-seeds the bones of d that carry less than 3 vertices' worth of weight
+ * and are not yet spent [B] (reseed.c): each takes the seed's side of a
+ * split of the worst-fitted bone's vertices, its transforms their rigid fit
+ * (d->transforms changed for it only); seed [N] out: that bone on the
+ * vertices of its new region, UINT32_MAX elsewhere (untouched when *n is
+ * 0). *n out: bones re-seeded, each marked spent. */
+skf_status skfi_decompose_reseed(const skfi_decompose_ctx *c, skf_decomposition *d, uint8_t *spent,
+                                 uint32_t *seed, size_t *n, skf_error *err);
 
 /* Mean shift over per-triangle rotation sequences (James & Twigg 2005):
  * labels [N] out, *B out (number of proxy bones found). */

@@ -240,9 +240,7 @@ static size_t reassign(const skfi_decompose_ctx *c, size_t B, const double *tran
     return moved;
 }
 
-/* Split cluster `from` into itself and `to`. Returns false when it has too
- * few vertices. err_j: per-vertex error under its own bone. */
-static bool split_cluster(const skfi_decompose_ctx *c, uint32_t *labels, const double *err_j, uint32_t from,
+bool skfi_decompose_split_cluster(const skfi_decompose_ctx *c, uint32_t *labels, const double *err_j, uint32_t from,
                           uint32_t to)
 {
     size_t N = c->N, n = 0, s = SIZE_MAX, m = SIZE_MAX;
@@ -398,7 +396,7 @@ static bool regrow(const skfi_decompose_ctx *c, size_t B, double *transforms, ui
         for (size_t j = 0; j < c->N; ++j)
             if (labels[j] == small)
                 labels[j] = (uint32_t)worst;
-        if (!split_cluster(c, labels, e, (uint32_t)worst, (uint32_t)small))
+        if (!skfi_decompose_split_cluster(c, labels, e, (uint32_t)worst, (uint32_t)small))
             return false;
         (void)transforms;
     }
@@ -502,7 +500,7 @@ skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target,
             }
         size_t want = target - B < B ? target - B : B, grown = 0;
         for (size_t k = 0; k < B && grown < want; ++k)
-            if (split_cluster(c, labels, e, (uint32_t)order[k], (uint32_t)(B + grown)))
+            if (skfi_decompose_split_cluster(c, labels, e, (uint32_t)order[k], (uint32_t)(B + grown)))
                 ++grown;
         if (grown == 0) {
             st = skf_fail(err, SKF_ERR_ARGUMENT,

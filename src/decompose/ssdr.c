@@ -10,7 +10,8 @@
  * bone, moment sums, Gauss–Seidel over bones) warm-started from the previous
  * iterate, each frame's sweeps ended early once they stall (SWEEP_TOL) —
  * until the stopping rule below holds (the best energy's relative decrease
- * over a window, or an accuracy floor), or the cap. The result object and its metrics live in
+ * over a window, or an accuracy floor), or the cap. A bone that loses its
+ * skin on the way is re-seeded once (reseed.c). The result object and its metrics live in
  * decomposition.c.
  */
 #include "decompose_internal.h"
@@ -188,7 +189,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     double *best_moments = NULL;
     double centre[3] = {0, 0, 0};
     skf_solve_stats *fstats = NULL;
-    uint32_t *best_b = NULL;
+    uint32_t *best_b = NULL, *seed = NULL;
+    uint8_t *spent = NULL;
     if (!d || !labels || !offsets || !cbone || !cweight) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
         goto done;
@@ -288,8 +290,15 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     moments = skf_malloc_array(F * B * 12, sizeof *moments);
     best_moments = skf_malloc_array(F * B * 12, sizeof *best_moments);
     sq = skf_malloc_array(F, sizeof *sq);
+    /* re-seeding (reseed.c): by default, not with --skeleton, whose pruning
+     * removes such bones instead (skeleton.c) */
+    bool reseed = opt.reseed >= 0 && !opt.skeleton;
+    if (reseed) {
+        seed = skf_malloc_array(N, sizeof *seed);
+        spent = skf_calloc(B, sizeof *spent);
+    }
     if (!d->weight_bone || !d->weight || !d->joint_rest || !best_T || !best_w || !best_b || !hist ||
-        !fstats || !moments || !best_moments || !sq) {
+        !fstats || !moments || !best_moments || !sq || (reseed && (!seed || !spent))) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
         goto done;
     }
@@ -378,6 +387,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         st = skfi_decompose_solve_weights(&c, B, d->transforms, K, d->weight_bone, d->weight, true,
                                           centre, moments, err);
         c.loop_seconds = NULL;
+        c.seed = NULL; /* a re-seed's candidates: for one weight step */
         if (st)
             goto done;
         d->seconds_weights += omp_get_wtime() - tw;
@@ -446,6 +456,23 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         if (best_E <= floor_E) {
             d->floor_reached = !converged;
             converged = true;
+        } else if (reseed && it + 1 < iters) {
+            /* A bone with less than 3 vertices' worth of weight is re-seeded
+             * once (reseed.c; docs/decompose.md step 4); the run goes on
+             * then, the relative rule measuring the alternation after it. */
+            size_t nr = 0;
+            if ((st = skfi_decompose_reseed(&c, d, spent, seed, &nr, err)))
+                goto done;
+            if (nr) {
+                c.seed = seed;
+                d->reseeded += nr;
+                converged = false;
+                if (x_in) {
+                    /* the history no longer describes the map's iterates */
+                    skfi_anderson_reset(&aa);
+                    mixed = false;
+                }
+            }
         }
     }
     c.basis = NULL; /* the polish, metrics and skeleton read the full frames */
@@ -538,6 +565,8 @@ done:
     skf_free(moments);
     skf_free(best_moments);
     skf_free(sq);
+    skf_free(seed);
+    skf_free(spent);
     skf_free(arena.mem);
     skfi_frame_basis_free(&fbasis);
     skf_free(adj_off);

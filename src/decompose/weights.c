@@ -103,7 +103,8 @@ static double list_makespan(const double *cost, const size_t *order, size_t n, s
 /* Candidate bones: every bone when B ≤ C (or no adjacency), else appends to
  * list[n..] the bones that weigh on vertex j, on its seam twins or on its
  * mesh neighbours in the previous weights (old_wb, old_w; the caller passes
- * c->support_wb / support_w instead when set), each bone once
+ * c->support_wb / support_w instead when set), or that were re-seeded on one
+ * of them (c->seed), each bone once
  * per stamp. Returns the new count. With list2 (not NULL), the same bones
  * are also appended to list2[*n2..] once per stamp2 (mark2): the block's
  * union and its vertex group's list from one walk, in the same orders as
@@ -127,10 +128,19 @@ static size_t gather_candidates(const skfi_decompose_ctx *c, size_t B, size_t C,
     /* the neighbours of the representative, then j itself and r */
     for (size_t a = c->adj_off[r]; a < c->adj_off[r + 1] + 2; ++a) {
         size_t v = a < c->adj_off[r + 1] ? c->adj[a] : a == c->adj_off[r + 1] ? j : r;
-        for (size_t k = 0; k < K; ++k) {
-            if (!(old_w[v * K + k] > 0))
-                continue;
-            uint32_t b = old_wb[v * K + k];
+        /* slots 0..K-1: the previous weights; slot K: a re-seeded bone's
+         * region (c->seed, reseed.c), which no previous weight reaches */
+        for (size_t k = 0; k <= K; ++k) {
+            uint32_t b;
+            if (k < K) {
+                if (!(old_w[v * K + k] > 0))
+                    continue;
+                b = old_wb[v * K + k];
+            } else {
+                if (!c->seed || c->seed[v] == UINT32_MAX)
+                    continue;
+                b = c->seed[v];
+            }
             if (mark[b] != stamp) {
                 mark[b] = stamp;
                 list[n++] = b;

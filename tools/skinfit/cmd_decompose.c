@@ -405,6 +405,9 @@ int cmd_decompose(int argc, char **argv)
                               : "converged",
            d->best_iteration,
            r6(d->seconds_total));
+    if (d->reseeded)
+        printf("  %zu bone(s) lost their skin (< 3 vertices' worth of weight) and were re-seeded "
+               "on the worst-fitted bone's vertices\n", d->reseeded);
     printf("  %-22s %12s %10s %14s\n", "", "RMS (units)", "E_RMS", "worst (% diag)");
     printf("  %-22s %12g %10g %14g\n", "skinning", r6(d->metrics.rms), r6(d->metrics.erms),
            r6(d->metrics.max_error_pct));
