@@ -111,6 +111,13 @@ skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target,
 bool skfi_decompose_split_cluster(const skfi_decompose_ctx *c, uint32_t *labels, const double *err_j,
                                   uint32_t from, uint32_t to);
 
+/* e [N] out: Σ_f ‖s_fj − u_fj‖² of each vertex, s_fj its skinning by the
+ * K-slot weights wb / w [N*K] (zero weights skipped), or with w NULL by the
+ * single bone wb[j] (K = 1; the initialisation's clusters) (init_split.c).
+ * The same sums at any thread count. */
+void skfi_decompose_vertex_errors(const skfi_decompose_ctx *c, size_t B, const double *transforms,
+                                  size_t K, const uint32_t *wb, const double *w, double *e);
+
 /* Re-seeds the bones of d that carry less than 3 vertices' worth of weight
  * and are not yet spent [B] (reseed.c): each takes the seed's side of a
  * split of the worst-fitted bone's vertices, its transforms their rigid fit

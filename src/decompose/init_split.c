@@ -333,15 +333,16 @@ bool skfi_decompose_split_cluster(const skfi_decompose_ctx *c, uint32_t *labels,
     return true;
 }
 
-/* e_j = skfi_decompose_vertex_bone_error of vertex j under its own bone,
- * the same sums in the same order (frame by frame, then x, y, z), but run
- * frame-major over chunks of EC consecutive vertices: vertex by vertex, each
- * frame's coordinates are 3N numbers apart in the input, and on the
- * 50k-vertex creature those cache misses were a fifth of the initialisation
- * (docs/bench.md). */
+/* e_j = skfi_decompose_vertex_bone_error of vertex j under its own bone
+ * (w NULL: bone wb[j]) — the same sums in the same order (frame by frame,
+ * then x, y, z) — or under its blend of K bones, Σ_k w[jK+k] T_{wb[jK+k]}
+ * (reseed.c), run frame-major over chunks of EC consecutive vertices:
+ * vertex by vertex, each frame's coordinates are 3N numbers apart in the
+ * input, and on the 50k-vertex creature those cache misses were a fifth of
+ * the initialisation (docs/bench.md). The same sums at any thread count. */
 #define EC 512
-static void vertex_errors(const skfi_decompose_ctx *c, size_t B, const double *transforms,
-                          const uint32_t *labels, double *e)
+void skfi_decompose_vertex_errors(const skfi_decompose_ctx *c, size_t B, const double *transforms,
+                                  size_t K, const uint32_t *wb, const double *w, double *e)
 {
     size_t N = c->N, F = c->F;
     long long NC = (long long)((N + EC - 1) / EC);
@@ -353,11 +354,26 @@ static void vertex_errors(const skfi_decompose_ctx *c, size_t B, const double *t
         for (size_t f = 0; f < F; ++f) {
             const double *Tf = transforms + f * B * 12, *uf = c->frames + f * N * 3;
             for (size_t j = j0; j < j1; ++j) {
-                const double *T = Tf + (size_t)labels[j] * 12, *v = c->rest + 3 * j,
-                             *u = uf + 3 * j;
+                const double *v = c->rest + 3 * j, *u = uf + 3 * j;
+                double s[3];
+                if (!w) {
+                    const double *T = Tf + (size_t)wb[j] * 12;
+                    for (int r = 0; r < 3; ++r)
+                        s[r] = T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r];
+                } else {
+                    s[0] = s[1] = s[2] = 0;
+                    for (size_t k = 0; k < K; ++k) {
+                        double wk = w[j * K + k];
+                        if (!(wk > 0))
+                            continue;
+                        const double *T = Tf + (size_t)wb[j * K + k] * 12;
+                        for (int r = 0; r < 3; ++r)
+                            s[r] += wk * (T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r]);
+                    }
+                }
                 double ej = e[j];
                 for (int r = 0; r < 3; ++r) {
-                    double p = T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r] - u[r];
+                    double p = s[r] - u[r];
                     ej += p * p;
                 }
                 e[j] = ej;
@@ -463,7 +479,7 @@ skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target,
         int rounds = B == target ? 12 : 4;
         for (int r = 0; r < rounds; ++r) {
             size_t moved = reassign(c, B, transforms, labels);
-            vertex_errors(c, B, transforms, labels, e);
+            skfi_decompose_vertex_errors(c, B, transforms, 1, labels, NULL, e);
             if (!regrow(c, B, transforms, labels, e, count, cerr)) {
                 st = skf_fail(err, SKF_ERR_ARGUMENT,
                               "decompose: cannot keep %zu bones with at least %d vertices each "
@@ -483,7 +499,7 @@ skf_status skfi_decompose_init_split(const skfi_decompose_ctx *c, size_t target,
         if (B >= target)
             break;
         /* Grow: split the clusters with the largest error. */
-        vertex_errors(c, B, transforms, labels, e);
+        skfi_decompose_vertex_errors(c, B, transforms, 1, labels, NULL, e);
         memset(count, 0, B * sizeof *count);
         memset(cerr, 0, B * sizeof *cerr);
         for (size_t j = 0; j < N; ++j) {

@@ -25,40 +25,6 @@
 
 #define MIN_MASS 3.0  /* vertices' worth of weight a bone needs: a rigid fit needs 3 points */
 #define MIN_CLUSTER 3 /* as init_split.c: a split needs 2 × 3 vertices */
-#define EC 512       /* vertices per chunk of the error pass */
-
-/* e[j] = Σ_f ‖s_fj − u_fj‖² of d's current blend, frames in order per vertex
- * (chunks of EC vertices in parallel: the same sums at any thread count). */
-static void blend_errors(const skfi_decompose_ctx *c, const skf_decomposition *d, double *e)
-{
-    size_t N = c->N, F = c->F, K = d->max_influences, B = d->bone_count;
-    long long NC = (long long)((N + EC - 1) / EC);
-#pragma omp parallel for schedule(static)
-    for (long long ch = 0; ch < NC; ++ch) {
-        size_t j0 = (size_t)ch * EC, j1 = j0 + EC < N ? j0 + EC : N;
-        for (size_t j = j0; j < j1; ++j)
-            e[j] = 0;
-        for (size_t f = 0; f < F; ++f) {
-            const double *Tf = d->transforms + f * B * 12, *uf = c->frames + f * N * 3;
-            for (size_t j = j0; j < j1; ++j) {
-                const double *v = c->rest + 3 * j;
-                double s[3] = {0, 0, 0};
-                for (size_t k = 0; k < K; ++k) {
-                    double w = d->weight[j * K + k];
-                    if (!(w > 0))
-                        continue;
-                    const double *T = Tf + (size_t)d->weight_bone[j * K + k] * 12;
-                    for (int r = 0; r < 3; ++r)
-                        s[r] += w * (T[r] * v[0] + T[3 + r] * v[1] + T[6 + r] * v[2] + T[9 + r]);
-                }
-                double ej = e[j];
-                for (int r = 0; r < 3; ++r)
-                    ej += (s[r] - uf[3 * j + (size_t)r]) * (s[r] - uf[3 * j + (size_t)r]);
-                e[j] = ej;
-            }
-        }
-    }
-}
 
 skf_status skfi_decompose_reseed(const skfi_decompose_ctx *c, skf_decomposition *d, uint8_t *spent,
                                  uint32_t *seed, size_t *n_out, skf_error *err)
@@ -88,7 +54,7 @@ skf_status skfi_decompose_reseed(const skfi_decompose_ctx *c, skf_decomposition 
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory re-seeding bones");
         goto out;
     }
-    blend_errors(c, d, e);
+    skfi_decompose_vertex_errors(c, B, d->transforms, K, d->weight_bone, d->weight, e);
     /* clusters: each vertex on its heaviest bone (slot 0: sorted descending) */
     for (size_t j = 0; j < N; ++j)
         labels[j] = d->weight_bone[j * K];
