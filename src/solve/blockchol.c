@@ -16,16 +16,126 @@
  * multiple elimination), with the graph's rows as bitsets: O(n²·deg/64) once
  * per rig, meant for the few thousand nodes of a skeleton. Ties go to the
  * smallest node, so the order, and every sum after it, is deterministic.
- * The numeric factorisation is right-looking by columns of blocks; the
- * updates of a column run over its rows in ascending order (fixed order:
- * results independent of threads; the same code builds for WebAssembly).
- * Block (i, t) of L, i ≥ t in elimination steps, is found through a dense
- * n × n table of block indices (4n² bytes: 1 MB at 500 nodes).
+ * The numeric factorisation: the first t1 steps right-looking by columns of
+ * 3×3 blocks (block (i, t) of L, i ≥ t in elimination steps, found through a
+ * dense n × n table of block indices: 4n² bytes, 1 MB at 500 nodes), the rest
+ * — where the remaining triangle is nearly full, with the trailing clique of
+ * every later row present — as one dense column-major matrix: those columns'
+ * updates of it by 8×3 register tiles over whole columns (SYRK), then its own
+ * dense Cholesky by panels and 8×4 tiles (the split t1 where the estimated
+ * instructions are least; D6d). Every entry of L is the textbook one: its
+ * products subtracted one at a time in ascending elimination order, then
+ * divided by its pivot or square-rooted — a structural zero adds only exact
+ * zeros — so the bits do not depend on the split, the tiles, AVX2 or generic
+ * vectors, or threads, and the same code builds for WebAssembly
+ * (test_solve_blockchol checks the factor against that reference entry for
+ * entry).
  */
 #include "solve_internal.h"
+#include "base/lanes.h"
 
 #include <math.h>
 #include <string.h>
+
+int skfi_bchol_kernel_mode;
+
+static SKF_INL skf_v4d ld4(const double *p)
+{
+    skf_v4d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static SKF_INL void st4(double *p, skf_v4d v) { memcpy(p, &v, sizeof v); }
+
+/* The trailing clique's dense Cholesky, in place: a is column-major with
+ * leading dimension ld (a multiple of 4, ≥ m; rows m .. ld−1 zero), the lower
+ * triangle holds A and gets L, the upper part is scratch (zeroed on load).
+ * Right-looking by panels of SKF_BCHOL_NB columns; inside a panel column by
+ * column, then the later columns updated by the panel through 8×4 tiles held
+ * in registers. Every entry gets its products subtracted one at a time in
+ * ascending k and is then divided by (or is the square root of) its pivot —
+ * the order of envelope.c's skfi_env_factor3, so the same bits whatever the
+ * panel or tile shape and whether the lanes are AVX2 or generic vectors.
+ * Returns 0, or j + 1 when pivot j is not positive. */
+#define SKF_BCHOL_NB 32
+/* instructions per multiply-add of the sparse columns' updates of one another
+ * against the dense kernels' (callgrind, bench_solve's random tree: 4.5 and
+ * about 1) */
+#define SKF_BCHOL_SPARSE_COST 4.5
+static SKF_INL size_t dense_body(size_t m, size_t ld, double *a)
+{
+    for (size_t k0 = 0; k0 < m; k0 += SKF_BCHOL_NB) {
+        const size_t k1 = k0 + SKF_BCHOL_NB < m ? k0 + SKF_BCHOL_NB : m;
+        for (size_t j = k0; j < k1; ++j) {
+            double *cj = a + j * ld;
+            const double d = cj[j];
+            if (!(d > 0)) /* not positive definite (or NaN) */
+                return j + 1;
+            cj[j] = sqrt(d);
+            for (size_t i = j + 1; i < ld; ++i)
+                cj[i] = cj[i] / cj[j];
+            for (size_t q = j + 1; q < k1; ++q) {
+                const double l = cj[q];
+                double *cq = a + q * ld;
+                for (size_t i = q; i < ld; ++i)
+                    cq[i] -= cj[i] * l;
+            }
+        }
+        /* columns k1 .. (by fours; those past m are padding), rows from the
+         * column group's first: a(i, j) −= Σ_{k0 ≤ k < k1} l(i, k) l(j, k) */
+        for (size_t j = k1; j < m; j += 4) {
+            double *c0 = a + j * ld;
+            size_t i = j;
+            for (; i + 8 <= ld; i += 8) {
+                skf_v4d s00 = ld4(c0 + i), s10 = ld4(c0 + i + 4), s01 = ld4(c0 + ld + i), s11 = ld4(c0 + ld + i + 4);
+                skf_v4d s02 = ld4(c0 + 2 * ld + i), s12 = ld4(c0 + 2 * ld + i + 4);
+                skf_v4d s03 = ld4(c0 + 3 * ld + i), s13 = ld4(c0 + 3 * ld + i + 4);
+                for (size_t k = k0; k < k1; ++k) {
+                    const double *ck = a + k * ld;
+                    const skf_v4d x0 = ld4(ck + i), x1 = ld4(ck + i + 4);
+                    skf_v4d b = skf_vset(ck[j]);
+                    s00 -= x0 * b, s10 -= x1 * b;
+                    b = skf_vset(ck[j + 1]);
+                    s01 -= x0 * b, s11 -= x1 * b;
+                    b = skf_vset(ck[j + 2]);
+                    s02 -= x0 * b, s12 -= x1 * b;
+                    b = skf_vset(ck[j + 3]);
+                    s03 -= x0 * b, s13 -= x1 * b;
+                }
+                st4(c0 + i, s00), st4(c0 + i + 4, s10), st4(c0 + ld + i, s01), st4(c0 + ld + i + 4, s11);
+                st4(c0 + 2 * ld + i, s02), st4(c0 + 2 * ld + i + 4, s12);
+                st4(c0 + 3 * ld + i, s03), st4(c0 + 3 * ld + i + 4, s13);
+            }
+            if (i < ld) { /* four rows left */
+                skf_v4d s0 = ld4(c0 + i), s1 = ld4(c0 + ld + i), s2 = ld4(c0 + 2 * ld + i), s3 = ld4(c0 + 3 * ld + i);
+                for (size_t k = k0; k < k1; ++k) {
+                    const double *ck = a + k * ld;
+                    const skf_v4d x0 = ld4(ck + i);
+                    s0 -= x0 * skf_vset(ck[j]), s1 -= x0 * skf_vset(ck[j + 1]);
+                    s2 -= x0 * skf_vset(ck[j + 2]), s3 -= x0 * skf_vset(ck[j + 3]);
+                }
+                st4(c0 + i, s0), st4(c0 + ld + i, s1), st4(c0 + 2 * ld + i, s2), st4(c0 + 3 * ld + i, s3);
+            }
+        }
+    }
+    return 0;
+}
+
+static size_t dense_generic(size_t m, size_t ld, double *a) { return dense_body(m, ld, a); }
+
+#ifdef SKF_LANES_AVX2
+SKF_TARGET_AVX2 static size_t dense_avx2(size_t m, size_t ld, double *a) { return dense_body(m, ld, a); }
+#endif
+
+static size_t dense_factor(size_t m, size_t ld, double *a)
+{
+#ifdef SKF_LANES_AVX2
+    if (skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2"))
+        return dense_avx2(m, ld, a);
+#endif
+    return dense_generic(m, ld, a);
+}
 
 void skfi_bchol_release(skfi_bchol *c)
 {
@@ -36,9 +146,10 @@ void skfi_bchol_release(skfi_bchol *c)
     skf_free(c->map);
     skf_free(c->L);
     skf_free(c->dn);
-    skf_free(c->dn_first);
-    skf_free(c->dn_nfirst);
-    skf_free(c->dn_off);
+    skf_free(c->P);
+    skf_free(c->jl_off);
+    skf_free(c->jl);
+    skf_free(c->cur);
     memset(c, 0, sizeof *c);
 }
 
@@ -133,24 +244,62 @@ skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern)
         c->ops += 27 * (m * (m + 1) / 2) + 9 * m;
     }
     c->col_off[n] = at;
-    /* the trailing clique: from step t0 on every column holds all later rows;
-     * factored there as one dense block (envelope.c's kernel, contiguous sums) */
+    /* the trailing clique: from step t0 on every column holds all later rows */
     c->t0 = n;
     while (c->t0 > 0 && c->col_off[c->t0] - c->col_off[c->t0 - 1] == n - c->t0 + 1)
         --c->t0;
+    /* the dense part: steps t1 .. n−1 (t1 ≤ t0, its zeros included), where
+     * the estimated instructions are least: the sparse columns' updates of
+     * one another (block table) at SKF_BCHOL_SPARSE_COST each, their updates
+     * of the dense part (whole columns from the target's row down) and its
+     * own factorisation at 1 each */
     {
-        const size_t m = 3 * (n - c->t0);
-        c->dn_first = skf_calloc(m ? m : 1, sizeof *c->dn_first);
-        c->dn_nfirst = skf_calloc(n - c->t0 ? n - c->t0 : 1, sizeof *c->dn_nfirst);
-        c->dn_off = skf_malloc_array(m + 1, sizeof *c->dn_off);
-        if (!c->dn_first || !c->dn_nfirst || !c->dn_off)
-            goto fail;
-        c->dn_off[0] = 0;
-        for (size_t r = 0; r < m; ++r)
-            c->dn_off[r + 1] = c->dn_off[r] + r + 1;
-        c->dn = skf_malloc_array(c->dn_off[m] ? c->dn_off[m] : 1, sizeof *c->dn);
-        if (!c->dn)
-            goto fail;
+        double best = -1;
+        c->t1 = c->t0;
+        for (size_t t1 = 0; t1 <= c->t0; ++t1) {
+            const double m = 3.0 * (double)(n - t1);
+            double sp = 0, dn = m * m * m / 6;
+            for (size_t t = 0; t < t1; ++t) {
+                double ms = 0, mc = 0;
+                for (size_t a2 = c->col_off[t] + 1; a2 < c->col_off[t + 1]; ++a2)
+                    if (c->row[a2] < t1) {
+                        ms += 1;
+                    } else {
+                        mc += 1;
+                        dn += 9 * (m - 3.0 * (double)(c->row[a2] - t1));
+                    }
+                sp += 27 * (ms * (ms + 1) / 2 + ms * mc);
+            }
+            const double cost = SKF_BCHOL_SPARSE_COST * sp + dn;
+            if (best < 0 || cost < best) {
+                best = cost;
+                c->t1 = t1;
+            }
+        }
+    }
+    const size_t t1 = c->t1, nd = n - t1;
+    c->dn_ld = (3 * nd + 3) / 4 * 4;
+    c->dn = skf_malloc_array(c->dn_ld * c->dn_ld > 0 ? c->dn_ld * c->dn_ld : 1, sizeof *c->dn);
+    c->P = skf_malloc_array(3 * t1 * c->dn_ld > 0 ? 3 * t1 * c->dn_ld : 1, sizeof *c->P);
+    c->jl_off = skf_calloc(nd + 1, sizeof *c->jl_off);
+    c->jl = skf_malloc_array(c->col_off[t1] > 0 ? c->col_off[t1] : 1, sizeof *c->jl);
+    c->cur = skf_malloc_array(nd > 0 ? nd : 1, sizeof *c->cur);
+    if (!c->dn || !c->P || !c->jl_off || !c->jl || !c->cur)
+        goto fail;
+    /* by dense node J: the sparse columns t whose structure holds it, ascending */
+    for (size_t t = 0; t < t1; ++t)
+        for (size_t a2 = c->col_off[t] + 1; a2 < c->col_off[t + 1]; ++a2)
+            if (c->row[a2] >= t1)
+                c->jl_off[c->row[a2] - t1 + 1] += 1;
+    for (size_t J = 0; J < nd; ++J)
+        c->jl_off[J + 1] += c->jl_off[J];
+    {
+        size_t *fill = nbr; /* reused: n ≥ nd */
+        memcpy(fill, c->jl_off, nd * sizeof *fill);
+        for (size_t t = 0; t < t1; ++t)
+            for (size_t a2 = c->col_off[t] + 1; a2 < c->col_off[t + 1]; ++a2)
+                if (c->row[a2] >= t1)
+                    c->jl[fill[c->row[a2] - t1]++] = t;
     }
     st = SKF_OK;
 fail:
@@ -165,36 +314,132 @@ fail:
     return st;
 }
 
-size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A)
+/* The sparse columns' updates of the dense part, in place: for each dense
+ * node J (columns 3J' .. 3J'+2 of a, J' = J − t1) and rows from its first
+ * down, a(i, j) −= Σ_k P(i, k) P(j, k) over the scalar columns k of the
+ * sparse nodes whose structure holds J, ascending (the others' P(j, k) are
+ * zero); P column-major, leading dimension ld, its rows those of a. By
+ * chunks of SKF_BCHOL_KC sparse nodes (their columns of P stay in cache
+ * while every J takes their updates), 8×3 tiles in registers; one product
+ * at a time per entry, in ascending k, as dense_body. cur: [n − t1]. */
+#define SKF_BCHOL_KC 8
+static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, size_t *cur)
 {
-    const size_t n = c->n;
-    double *L = c->L;
-    memset(L, 0, 9 * c->nnz * sizeof *L);
-    /* load A's lower envelope (3×3 blocks by node) into the blocks of L, in
-     * elimination steps: block (R, C) of A goes to (tR, tC) or, transposed,
-     * (tC, tR). An envelope block outside the pattern is zero. */
+    const size_t ld = c->dn_ld, nd = c->n - c->t1;
+    memcpy(cur, c->jl_off, nd * sizeof *cur);
+    for (size_t tc = 0; tc < c->t1; tc += SKF_BCHOL_KC) {
+        const size_t te = tc + SKF_BCHOL_KC;
+        for (size_t J = 0; J < nd; ++J) {
+            const size_t *tl = c->jl + cur[J];
+            size_t nt = 0;
+            while (cur[J] + nt < c->jl_off[J + 1] && tl[nt] < te)
+                ++nt;
+            if (nt == 0)
+                continue;
+            cur[J] += nt;
+            const size_t j = 3 * J;
+            double *c0 = a + j * ld;
+            size_t i = j & ~(size_t)3;
+            for (; i + 8 <= ld; i += 8) {
+                skf_v4d s00 = ld4(c0 + i), s10 = ld4(c0 + i + 4), s01 = ld4(c0 + ld + i), s11 = ld4(c0 + ld + i + 4);
+                skf_v4d s02 = ld4(c0 + 2 * ld + i), s12 = ld4(c0 + 2 * ld + i + 4);
+                for (size_t e = 0; e < nt; ++e)
+                    for (size_t k = 3 * tl[e]; k < 3 * tl[e] + 3; ++k) {
+                        const double *pk = P + k * ld;
+                        const skf_v4d x0 = ld4(pk + i), x1 = ld4(pk + i + 4);
+                        skf_v4d b = skf_vset(pk[j]);
+                        s00 -= x0 * b, s10 -= x1 * b;
+                        b = skf_vset(pk[j + 1]);
+                        s01 -= x0 * b, s11 -= x1 * b;
+                        b = skf_vset(pk[j + 2]);
+                        s02 -= x0 * b, s12 -= x1 * b;
+                    }
+                st4(c0 + i, s00), st4(c0 + i + 4, s10), st4(c0 + ld + i, s01), st4(c0 + ld + i + 4, s11);
+                st4(c0 + 2 * ld + i, s02), st4(c0 + 2 * ld + i + 4, s12);
+            }
+            if (i < ld) {
+                skf_v4d s0 = ld4(c0 + i), s1 = ld4(c0 + ld + i), s2 = ld4(c0 + 2 * ld + i);
+                for (size_t e = 0; e < nt; ++e)
+                    for (size_t k = 3 * tl[e]; k < 3 * tl[e] + 3; ++k) {
+                        const double *pk = P + k * ld;
+                        const skf_v4d x0 = ld4(pk + i);
+                        s0 -= x0 * skf_vset(pk[j]), s1 -= x0 * skf_vset(pk[j + 1]), s2 -= x0 * skf_vset(pk[j + 2]);
+                    }
+                st4(c0 + i, s0), st4(c0 + ld + i, s1), st4(c0 + 2 * ld + i, s2);
+            }
+        }
+    }
+}
+
+static void syrk_generic(const skfi_bchol *c, double *a, const double *P, size_t *cur)
+{
+    syrk_body(c, a, P, cur);
+}
+
+#ifdef SKF_LANES_AVX2
+SKF_TARGET_AVX2 static void syrk_avx2(const skfi_bchol *c, double *a, const double *P, size_t *cur)
+{
+    syrk_body(c, a, P, cur);
+}
+#endif
+
+/* Load A's lower envelope (3×3 blocks by node) in elimination steps: block
+ * (R, C) of A goes to (tR, tC) or, transposed, (tC, tR) — the blocks of the
+ * sparse columns (dense false) or the dense part (true). An envelope block
+ * outside the pattern is zero. */
+static void load(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A, bool dense)
+{
+    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld;
+    double *L = c->L, *dn = c->dn;
     for (size_t R = 0; R < n; ++R) {
         const size_t tR = c->iperm[R];
+        if (dense && tR < t1)
+            continue;
         for (size_t C = nfirst[R]; C <= R; ++C) {
             const size_t tC = c->iperm[C];
-            const int32_t b = tR >= tC ? c->map[tC * n + tR] : c->map[tR * n + tC];
+            const bool lower = tR >= tC;
+            const size_t ti = lower ? tR : tC, tj = lower ? tC : tR;
+            if ((tj >= t1) != dense)
+                continue;
+            const int32_t b = c->map[tj * n + ti];
             if (b < 0)
                 continue;
-            double *d = L + 9 * (size_t)b; /* d[p*3+q] = L(3·row + p, 3·col + q) */
             for (int p = 0; p < 3; ++p) {
                 const double *Ar = A + eoff[3 * R + (size_t)p] + (3 * C - 3 * nfirst[R]);
                 for (int q = 0; q < 3 && (C < R || q <= p); ++q) {
-                    if (tR >= tC)
-                        d[p * 3 + q] = Ar[q];
-                    else
-                        d[q * 3 + p] = Ar[q];
-                    if (C == R)
-                        d[q * 3 + p] = Ar[q];
+                    /* entry (3ti + pi, 3tj + qj) of the factor's lower part */
+                    const int pi = lower ? p : q, qj = lower ? q : p;
+                    if (!dense) {
+                        L[9 * (size_t)b + (size_t)(pi * 3 + qj)] = Ar[q];
+                        if (C == R)
+                            L[9 * (size_t)b + (size_t)(qj * 3 + pi)] = Ar[q];
+                    } else {
+                        dn[(3 * (tj - t1) + (size_t)qj) * ld + 3 * (ti - t1) + (size_t)pi] = Ar[q];
+                    }
                 }
             }
         }
     }
-    for (size_t t = 0; t < c->t0; ++t) {
+}
+
+double skfi_bchol_entry(const skfi_bchol *c, size_t i, size_t j)
+{
+    const size_t ti = i / 3, tj = j / 3;
+    if (tj >= c->t1)
+        return c->dn[(j - 3 * c->t1) * c->dn_ld + (i - 3 * c->t1)];
+    const int32_t b = c->map[tj * c->n + ti];
+    return b < 0 ? 0 : c->L[9 * (size_t)b + (i % 3) * 3 + j % 3];
+}
+
+size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A)
+{
+    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld;
+    double *L = c->L, *dn = c->dn;
+    /* the sparse columns' blocks from A; the dense part is loaded once they
+     * are factored (a non-positive pivot there stops before) */
+    memset(L, 0, 9 * c->col_off[t1] * sizeof *L);
+    load(c, nfirst, eoff, A, false);
+    for (size_t t = 0; t < t1; ++t) {
         double *D = L + 9 * c->col_off[t];
         /* the diagonal block: D = chol(D) (lower; the upper part cleared) */
         for (int p = 0; p < 3; ++p)
@@ -223,57 +468,65 @@ size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff
                     X[p * 3 + q] = v / D[q * 3 + q];
                 }
         }
-        /* the update of the later columns: A(i, k) −= L(i, t) L(k, t)ᵀ */
-        for (size_t bk = b0; bk < b1; ++bk) {
+        /* the update of the later sparse columns: A(i, k) −= L(i, t) L(k, t)ᵀ,
+         * the three products one at a time (the dense part's order) */
+        for (size_t bk = b0; bk < b1 && c->row[bk] < t1; ++bk) {
             const size_t k = c->row[bk];
             const double *Y = L + 9 * bk;
             for (size_t bi = bk; bi < b1; ++bi) {
                 const double *X = L + 9 * bi;
                 double *Z = L + 9 * (size_t)c->map[k * n + c->row[bi]];
                 for (int p = 0; p < 3; ++p)
-                    for (int q = 0; q < 3; ++q)
-                        Z[p * 3 + q] -= X[p * 3] * Y[q * 3] + X[p * 3 + 1] * Y[q * 3 + 1] + X[p * 3 + 2] * Y[q * 3 + 2];
+                    for (int q = 0; q < 3; ++q) {
+                        double z = Z[p * 3 + q];
+                        z -= X[p * 3] * Y[q * 3];
+                        z -= X[p * 3 + 1] * Y[q * 3 + 1];
+                        z -= X[p * 3 + 2] * Y[q * 3 + 2];
+                        Z[p * 3 + q] = z;
+                    }
             }
         }
     }
-    if (c->t0 == n)
+    if (t1 == n)
         return 0;
-    /* the trailing clique, dense: rows of its lower triangle, factored by
-     * envelope.c (an envelope that starts at column 0), then back into blocks */
-    const size_t t0 = c->t0;
-    for (size_t t = t0; t < n; ++t)
-        for (size_t b = c->col_off[t]; b < c->col_off[t + 1]; ++b) {
-            const size_t i = c->row[b];
-            const double *X = L + 9 * b;
-            for (int p = 0; p < 3; ++p) {
-                double *d = c->dn + c->dn_off[3 * (i - t0) + (size_t)p] + 3 * (t - t0);
-                for (int q = 0; q < 3 && (i > t || q <= p); ++q)
-                    d[q] = X[p * 3 + q];
-            }
-        }
-    const size_t fail = skfi_env_factor3(n - t0, c->dn_nfirst, c->dn_off, c->dn);
-    if (fail)
-        return 3 * t0 + fail;
-    for (size_t t = t0; t < n; ++t)
-        for (size_t b = c->col_off[t]; b < c->col_off[t + 1]; ++b) {
-            const size_t i = c->row[b];
-            double *X = L + 9 * b;
-            for (int p = 0; p < 3; ++p) {
-                const double *d = c->dn + c->dn_off[3 * (i - t0) + (size_t)p] + 3 * (t - t0);
+    /* the dense part's lower triangle (and the rows its tiles cross above
+     * the diagonal) zeroed and loaded; the sparse columns' rows in it as
+     * whole columns (P), their updates of it, then its factorisation */
+    for (size_t j = 0; j < 3 * (n - t1); ++j) {
+        const size_t i0 = j & ~(size_t)3;
+        memset(dn + j * ld + i0, 0, (ld - i0) * sizeof *dn);
+    }
+    load(c, nfirst, eoff, A, true);
+    if (t1 > 0) {
+        double *P = c->P;
+        memset(P, 0, 3 * t1 * ld * sizeof *P);
+        for (size_t t = 0; t < t1; ++t)
+            for (size_t b = c->col_off[t] + 1; b < c->col_off[t + 1]; ++b) {
+                if (c->row[b] < t1)
+                    continue;
+                const double *X = L + 9 * b;
                 for (int q = 0; q < 3; ++q)
-                    X[p * 3 + q] = i > t || q <= p ? d[q] : 0;
+                    for (int p = 0; p < 3; ++p)
+                        P[(3 * t + (size_t)q) * ld + 3 * (c->row[b] - t1) + (size_t)p] = X[p * 3 + q];
             }
-        }
-    return 0;
+#ifdef SKF_LANES_AVX2
+        if (skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2"))
+            syrk_avx2(c, dn, P, c->cur);
+        else
+#endif
+            syrk_generic(c, dn, P, c->cur);
+    }
+    const size_t fail = dense_factor(3 * (n - t1), ld, dn);
+    return fail ? 3 * t1 + fail : 0;
 }
 
 void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work)
 {
-    const size_t n = c->n;
-    const double *L = c->L;
+    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld, m = 3 * (n - t1);
+    const double *L = c->L, *dn = c->dn;
     for (size_t t = 0; t < n; ++t)
         memcpy(work + 3 * t, x + 3 * c->perm[t], 3 * sizeof *x);
-    for (size_t t = 0; t < n; ++t) { /* L y = b by columns */
+    for (size_t t = 0; t < t1; ++t) { /* L y = b by columns: the sparse ones */
         const double *D = L + 9 * c->col_off[t];
         double *y = work + 3 * t;
         y[0] = y[0] / D[0];
@@ -286,7 +539,22 @@ void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work)
                 z[p] -= X[p * 3] * y[0] + X[p * 3 + 1] * y[1] + X[p * 3 + 2] * y[2];
         }
     }
-    for (size_t t = n; t-- > 0;) { /* Lᵀ x = y */
+    double *w = work + 3 * t1; /* the dense part, by columns, then by rows of Lᵀ */
+    for (size_t j = 0; j < m; ++j) {
+        const double *cj = dn + j * ld;
+        const double yj = w[j] / cj[j];
+        w[j] = yj;
+        for (size_t i = j + 1; i < m; ++i)
+            w[i] -= cj[i] * yj;
+    }
+    for (size_t j = m; j-- > 0;) {
+        const double *cj = dn + j * ld;
+        double v = w[j];
+        for (size_t i = j + 1; i < m; ++i)
+            v -= cj[i] * w[i];
+        w[j] = v / cj[j];
+    }
+    for (size_t t = t1; t-- > 0;) { /* Lᵀ x = y: the sparse columns */
         const double *D = L + 9 * c->col_off[t];
         double *y = work + 3 * t;
         for (size_t b = c->col_off[t] + 1; b < c->col_off[t + 1]; ++b) {

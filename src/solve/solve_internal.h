@@ -187,14 +187,23 @@ typedef struct skfi_bchol {
     int32_t *map;     /* [n·n] block index of (row step, column step) at [col·n + row], −1 outside */
     double *L;        /* [9·nnz] blocks, row-major 3×3 */
     double ops;
-    size_t t0;        /* steps t0 .. n−1: the trailing clique, factored dense */
-    double *dn;       /* its lower triangle by scalar rows (envelope.c layout, first column 0) */
-    size_t *dn_first, *dn_nfirst, *dn_off;
+    size_t t0;        /* steps t0 .. n−1: the trailing clique */
+    size_t t1;        /* steps t1 .. n−1 (t1 ≤ t0): factored dense (L's blocks there unused) */
+    size_t dn_ld;     /* 3(n − t1) rounded up to a multiple of 4 */
+    double *dn;       /* [dn_ld²] the dense part, column-major (lower: A, then L) */
+    double *P;        /* [3·t1·dn_ld] the sparse columns' rows in the dense part, by column */
+    size_t *jl_off, *jl; /* [n−t1+1], by dense node J: the sparse columns holding J */
+    size_t *cur;      /* [n−t1] scratch of the factorisation */
 } skfi_bchol;
 skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern);
 size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A);
 void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work);
 void skfi_bchol_release(skfi_bchol *c);
+/* Tests: entry (i, j), i ≥ j, of the factor L, scalar indices in elimination order. */
+double skfi_bchol_entry(const skfi_bchol *c, size_t i, size_t j);
+/* Tests only: 0 (default) the dense kernel with AVX2 where the CPU has it,
+ * 1 on generic vectors (the same bits). */
+extern int skfi_bchol_kernel_mode;
 
 /* newton: also the Newton buffers (when the solver uses Newton steps). */
 skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton);

@@ -4,7 +4,13 @@
  * block-sparse SPD matrices given in the envelope layout: the order is a
  * permutation, the solution agrees, A x = b holds, a non-positive pivot is
  * reported, its operation count is below the envelope's on a scattered
- * pattern, and the trailing dense clique path (a dense pattern) agrees too. */
+ * pattern, and the trailing dense clique path (a dense pattern) agrees too.
+ * The factor is, entry for entry and bit for bit, the textbook Cholesky of
+ * the permuted matrix (each entry's products subtracted one at a time in
+ * ascending order, then divided by its pivot or square-rooted), with the
+ * dense kernels on AVX2 and on generic vectors, whatever the split between
+ * sparse columns and dense part; a non-positive pivot is reported at the
+ * same step as that reference's. */
 #include "check.h"
 #include "solve/solve_internal.h"
 #include "skinfit/math.h"
@@ -21,6 +27,50 @@ static double uni(void)
     rng ^= rng << 17;
     return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
 }
+
+/* The reference: B (n×n, row-major, the permuted matrix) → its lower factor
+ * in place, column by column, v = b_ij − Σ_{k<j} l_ik l_jk in ascending k one
+ * product at a time, l_jj = √v, l_ij = v / l_jj; returns 0 or j + 1 at the
+ * first pivot that is not positive. */
+static size_t reference(size_t n, double *B)
+{
+    for (size_t j = 0; j < n; ++j)
+        for (size_t i = j; i < n; ++i) {
+            double v = B[i * n + j];
+            for (size_t k = 0; k < j; ++k)
+                v -= B[i * n + k] * B[j * n + k];
+            if (i == j) {
+                if (!(v > 0))
+                    return j + 1;
+                B[j * n + j] = sqrt(v);
+            } else {
+                B[i * n + j] = v / B[j * n + j];
+            }
+        }
+    return 0;
+}
+
+/* The factor against the reference, every entry (== : a structural zero may
+ * be −0 on one side); returns the number of entries that differ. */
+static size_t against_reference(const skfi_bchol *bc, const double *dense, size_t n, size_t bad, size_t *rbad)
+{
+    double *B = malloc(n * n * sizeof *B);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j)
+            B[i * n + j] = dense[(3 * bc->perm[i / 3] + i % 3) * n + 3 * bc->perm[j / 3] + j % 3];
+    *rbad = reference(n, B);
+    size_t diff = 0;
+    if (!bad && !*rbad)
+        for (size_t j = 0; j < n; ++j)
+            for (size_t i = j; i < n; ++i)
+                diff += !(skfi_bchol_entry(bc, i, j) == B[i * n + j]);
+    free(B);
+    return diff;
+}
+
+/* indefinite: the diagonal made negative in row n/2 or, with fail_step ≥ 0,
+ * in the first row of the node eliminated at that fraction of the steps */
+static double fail_step = -1;
 
 /* density: probability of an off-diagonal block */
 static void one(size_t nodes, double density, bool indefinite)
@@ -48,11 +98,14 @@ static void one(size_t nodes, double density, bool indefinite)
                 }
         }
     }
+    skfi_bchol bc;
+    CHECK(skfi_bchol_analyse(&bc, nodes, pat) == SKF_OK);
+    const size_t bad_row = fail_step < 0 ? n / 2 : 3 * bc.perm[(size_t)(fail_step * (double)(nodes - 1))];
     for (size_t r = 0; r < n; ++r) { /* diagonally dominant: SPD */
         double s = 0;
         for (size_t c = 0; c < n; ++c)
             s += c == r ? 0 : fabs(dense[r * n + c]);
-        dense[r * n + r] = s + 0.5 + (indefinite && r == n / 2 ? -4 * s - 10 : 0);
+        dense[r * n + r] = s + 0.5 + (indefinite && r == bad_row ? -4 * s - 10 : 0);
     }
     off[0] = 0;
     for (size_t r = 0; r < n; ++r) {
@@ -63,13 +116,22 @@ static void one(size_t nodes, double density, bool indefinite)
     for (size_t r = 0; r < n; ++r)
         for (size_t c = first[r]; c <= r; ++c)
             A[off[r] + c - first[r]] = dense[r * n + c];
-    skfi_bchol bc;
-    CHECK(skfi_bchol_analyse(&bc, nodes, pat) == SKF_OK);
     bool perm = true;
     for (size_t t = 0; t < nodes; ++t)
         perm &= bc.perm[t] < nodes && bc.iperm[bc.perm[t]] == t;
     CHECK_MSG(perm, "nodes %zu: not a permutation", nodes);
-    const size_t bad = skfi_bchol_factor(&bc, nfirst, off, A), dbad = skf_cholesky_factor(n, dense);
+    size_t bad = 0;
+    for (int mode = 1; mode >= 0; --mode) { /* generic vectors, then AVX2 where the CPU has it */
+        skfi_bchol_kernel_mode = mode;
+        bad = skfi_bchol_factor(&bc, nfirst, off, A);
+        size_t rbad;
+        const size_t diff = against_reference(&bc, dense, n, bad, &rbad);
+        CHECK_MSG(bad == rbad && diff == 0, "nodes %zu density %.2f mode %d: pivot %zu (reference %zu), %zu entries "
+                  "differ from the reference", nodes, density, mode, bad, rbad, diff);
+    }
+    printf("nodes %4zu density %.2f: dense from step %zu (the clique from %zu), pivot %zu: "
+           "bit for bit the reference\n", nodes, density, bc.t1, bc.t0, bad);
+    const size_t dbad = skf_cholesky_factor(n, dense);
     double env_ops = 0;
     for (size_t R = 0; R < nodes; ++R)
         for (size_t C = nfirst[R]; C <= R; ++C)
@@ -126,5 +188,9 @@ int main(void)
     one(120, 0.3, false);
     one(40, 0.1, true);
     one(1, 0, true);
+    fail_step = 0.9;
+    one(200, 0.05, true); /* the failing pivot in the dense part */
+    fail_step = 0.1;
+    one(200, 0.05, true); /* in the sparse columns */
     return skf_test_done();
 }
