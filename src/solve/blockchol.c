@@ -21,8 +21,8 @@
  * dense n × n table of block indices: 4n² bytes, 1 MB at 500 nodes), the rest
  * — where the remaining triangle is nearly full, with the trailing clique of
  * every later row present — as one dense column-major matrix: those columns'
- * updates of it by 8×3 register tiles over whole columns (SYRK), then its own
- * dense Cholesky by panels and 8×4 tiles (the split t1 where the estimated
+ * updates of it by 12×3 register tiles over whole columns (SYRK), then its own
+ * dense Cholesky by panels and 12×4 tiles (the split t1 where the estimated
  * instructions are least; D6d). Every entry of L is the textbook one: its
  * products subtracted one at a time in ascending elimination order, then
  * divided by its pivot or square-rooted — a structural zero adds only exact
@@ -48,12 +48,55 @@ static SKF_INL skf_v4d ld4(const double *p)
 
 static SKF_INL void st4(double *p, skf_v4d v) { memcpy(p, &v, sizeof v); }
 
+/* Register tiles: c(i, j) −= Σ_k x_k(i) b_k(j) for 4R rows i (R vectors) and
+ * C columns j of c (stride ld), one product at a time in the order of k.
+ * tile_run: nk columns k at stride ld from x and b; tile_nodes: the three
+ * columns of each listed node, x and b offset by 3·node·ld. */
+#define SKF_TILE_LOAD(R, C)                                                                        \
+    skf_v4d s[3][4];                                                                               \
+    _Pragma("GCC unroll 4") for (int q = 0; q < (C); ++q)                                          \
+    _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) s[r][q] = ld4(c + (size_t)q * ld + 4 * (size_t)r)
+#define SKF_TILE_STEP(R, C, xk, bk)                                                                \
+    do {                                                                                           \
+        skf_v4d xv[3];                                                                             \
+        _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) xv[r] = ld4((xk) + 4 * r);           \
+        _Pragma("GCC unroll 4") for (int q = 0; q < (C); ++q) {                                    \
+            const skf_v4d bv = skf_vset((bk)[q]);                                                  \
+            _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) s[r][q] -= xv[r] * bv;           \
+        }                                                                                          \
+    } while (0)
+#define SKF_TILE_STORE(R, C)                                                                       \
+    _Pragma("GCC unroll 4") for (int q = 0; q < (C); ++q)                                          \
+    _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) st4(c + (size_t)q * ld + 4 * (size_t)r, s[r][q])
+
+static SKF_INL void tile_run(double *c, size_t ld, const double *x, const double *b, size_t nk, const int R,
+                             const int C)
+{
+    SKF_TILE_LOAD(R, C);
+    for (size_t k = 0; k < nk; ++k, x += ld, b += ld)
+        SKF_TILE_STEP(R, C, x, b);
+    SKF_TILE_STORE(R, C);
+}
+
+static SKF_INL void tile_nodes(double *c, size_t ld, const double *x, const double *b, const size_t *tl,
+                               size_t nt, const int R, const int C)
+{
+    SKF_TILE_LOAD(R, C);
+    for (size_t e = 0; e < nt; ++e) {
+        const size_t o = 3 * tl[e] * ld;
+        const double *xk = x + o, *bk = b + o;
+        _Pragma("GCC unroll 1") for (int k = 0; k < 3; ++k, xk += ld, bk += ld)
+            SKF_TILE_STEP(R, C, xk, bk); /* one column at a time: no spills */
+    }
+    SKF_TILE_STORE(R, C);
+}
+
 /* The trailing clique's dense Cholesky, in place: a is column-major with
  * leading dimension ld (a multiple of 4, ≥ m; rows m .. ld−1 zero), the lower
  * triangle holds A and gets L, the upper part is scratch (zeroed on load).
  * Right-looking by panels of SKF_BCHOL_NB columns; inside a panel column by
- * column, then the later columns updated by the panel through 8×4 tiles held
- * in registers. Every entry gets its products subtracted one at a time in
+ * column, then the later columns updated by the panel through 12×4 tiles held
+ * in registers (12×4, tile_run). Every entry gets its products subtracted one at a time in
  * ascending k and is then divided by (or is the square root of) its pivot —
  * the order of envelope.c's skfi_env_factor3, so the same bits whatever the
  * panel or tile shape and whether the lanes are AVX2 or generic vectors.
@@ -85,38 +128,14 @@ static SKF_INL size_t dense_body(size_t m, size_t ld, double *a)
         /* columns k1 .. (by fours; those past m are padding), rows from the
          * column group's first: a(i, j) −= Σ_{k0 ≤ k < k1} l(i, k) l(j, k) */
         for (size_t j = k1; j < m; j += 4) {
-            double *c0 = a + j * ld;
+            const double *x = a + k0 * ld, *b = x + j;
             size_t i = j;
-            for (; i + 8 <= ld; i += 8) {
-                skf_v4d s00 = ld4(c0 + i), s10 = ld4(c0 + i + 4), s01 = ld4(c0 + ld + i), s11 = ld4(c0 + ld + i + 4);
-                skf_v4d s02 = ld4(c0 + 2 * ld + i), s12 = ld4(c0 + 2 * ld + i + 4);
-                skf_v4d s03 = ld4(c0 + 3 * ld + i), s13 = ld4(c0 + 3 * ld + i + 4);
-                for (size_t k = k0; k < k1; ++k) {
-                    const double *ck = a + k * ld;
-                    const skf_v4d x0 = ld4(ck + i), x1 = ld4(ck + i + 4);
-                    skf_v4d b = skf_vset(ck[j]);
-                    s00 -= x0 * b, s10 -= x1 * b;
-                    b = skf_vset(ck[j + 1]);
-                    s01 -= x0 * b, s11 -= x1 * b;
-                    b = skf_vset(ck[j + 2]);
-                    s02 -= x0 * b, s12 -= x1 * b;
-                    b = skf_vset(ck[j + 3]);
-                    s03 -= x0 * b, s13 -= x1 * b;
-                }
-                st4(c0 + i, s00), st4(c0 + i + 4, s10), st4(c0 + ld + i, s01), st4(c0 + ld + i + 4, s11);
-                st4(c0 + 2 * ld + i, s02), st4(c0 + 2 * ld + i + 4, s12);
-                st4(c0 + 3 * ld + i, s03), st4(c0 + 3 * ld + i + 4, s13);
-            }
-            if (i < ld) { /* four rows left */
-                skf_v4d s0 = ld4(c0 + i), s1 = ld4(c0 + ld + i), s2 = ld4(c0 + 2 * ld + i), s3 = ld4(c0 + 3 * ld + i);
-                for (size_t k = k0; k < k1; ++k) {
-                    const double *ck = a + k * ld;
-                    const skf_v4d x0 = ld4(ck + i);
-                    s0 -= x0 * skf_vset(ck[j]), s1 -= x0 * skf_vset(ck[j + 1]);
-                    s2 -= x0 * skf_vset(ck[j + 2]), s3 -= x0 * skf_vset(ck[j + 3]);
-                }
-                st4(c0 + i, s0), st4(c0 + ld + i, s1), st4(c0 + 2 * ld + i, s2), st4(c0 + 3 * ld + i, s3);
-            }
+            for (; i + 12 <= ld; i += 12)
+                tile_run(a + j * ld + i, ld, x + i, b, k1 - k0, 3, 4);
+            if (i + 8 <= ld)
+                tile_run(a + j * ld + i, ld, x + i, b, k1 - k0, 2, 4);
+            else if (i < ld)
+                tile_run(a + j * ld + i, ld, x + i, b, k1 - k0, 1, 4);
         }
     }
     return 0;
@@ -320,7 +339,7 @@ fail:
  * sparse nodes whose structure holds J, ascending (the others' P(j, k) are
  * zero); P column-major, leading dimension ld, its rows those of a. By
  * chunks of SKF_BCHOL_KC sparse nodes (their columns of P stay in cache
- * while every J takes their updates), 8×3 tiles in registers; one product
+ * while every J takes their updates), 12×3 tiles in registers; one product
  * at a time per entry, in ascending k, as dense_body. cur: [n − t1]. */
 #define SKF_BCHOL_KC 8
 static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, size_t *cur)
@@ -338,35 +357,13 @@ static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, s
                 continue;
             cur[J] += nt;
             const size_t j = 3 * J;
-            double *c0 = a + j * ld;
             size_t i = j & ~(size_t)3;
-            for (; i + 8 <= ld; i += 8) {
-                skf_v4d s00 = ld4(c0 + i), s10 = ld4(c0 + i + 4), s01 = ld4(c0 + ld + i), s11 = ld4(c0 + ld + i + 4);
-                skf_v4d s02 = ld4(c0 + 2 * ld + i), s12 = ld4(c0 + 2 * ld + i + 4);
-                for (size_t e = 0; e < nt; ++e)
-                    for (size_t k = 3 * tl[e]; k < 3 * tl[e] + 3; ++k) {
-                        const double *pk = P + k * ld;
-                        const skf_v4d x0 = ld4(pk + i), x1 = ld4(pk + i + 4);
-                        skf_v4d b = skf_vset(pk[j]);
-                        s00 -= x0 * b, s10 -= x1 * b;
-                        b = skf_vset(pk[j + 1]);
-                        s01 -= x0 * b, s11 -= x1 * b;
-                        b = skf_vset(pk[j + 2]);
-                        s02 -= x0 * b, s12 -= x1 * b;
-                    }
-                st4(c0 + i, s00), st4(c0 + i + 4, s10), st4(c0 + ld + i, s01), st4(c0 + ld + i + 4, s11);
-                st4(c0 + 2 * ld + i, s02), st4(c0 + 2 * ld + i + 4, s12);
-            }
-            if (i < ld) {
-                skf_v4d s0 = ld4(c0 + i), s1 = ld4(c0 + ld + i), s2 = ld4(c0 + 2 * ld + i);
-                for (size_t e = 0; e < nt; ++e)
-                    for (size_t k = 3 * tl[e]; k < 3 * tl[e] + 3; ++k) {
-                        const double *pk = P + k * ld;
-                        const skf_v4d x0 = ld4(pk + i);
-                        s0 -= x0 * skf_vset(pk[j]), s1 -= x0 * skf_vset(pk[j + 1]), s2 -= x0 * skf_vset(pk[j + 2]);
-                    }
-                st4(c0 + i, s0), st4(c0 + ld + i, s1), st4(c0 + 2 * ld + i, s2);
-            }
+            for (; i + 12 <= ld; i += 12)
+                tile_nodes(a + j * ld + i, ld, P + i, P + j, tl, nt, 3, 3);
+            if (i + 8 <= ld)
+                tile_nodes(a + j * ld + i, ld, P + i, P + j, tl, nt, 2, 3);
+            else if (i < ld)
+                tile_nodes(a + j * ld + i, ld, P + i, P + j, tl, nt, 1, 3);
         }
     }
 }
@@ -520,6 +517,10 @@ size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff
     return fail ? 3 * t1 + fail : 0;
 }
 
+/* Forward and back substitution in the textbook order too — x_i = (b_i −
+ * Σ_{j<i} l_ij x_j) / l_ii, then x_j = (y_j − Σ_{i>j} l_ij x_i) / l_jj, each
+ * sum one product at a time in ascending index — so the solution's bits do
+ * not depend on the split either. */
 void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work)
 {
     const size_t n = c->n, t1 = c->t1, ld = c->dn_ld, m = 3 * (n - t1);
@@ -535,8 +536,13 @@ void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work)
         for (size_t b = c->col_off[t] + 1; b < c->col_off[t + 1]; ++b) {
             const double *X = L + 9 * b;
             double *z = work + 3 * c->row[b];
-            for (int p = 0; p < 3; ++p)
-                z[p] -= X[p * 3] * y[0] + X[p * 3 + 1] * y[1] + X[p * 3 + 2] * y[2];
+            for (int p = 0; p < 3; ++p) {
+                double v = z[p];
+                v -= X[p * 3] * y[0];
+                v -= X[p * 3 + 1] * y[1];
+                v -= X[p * 3 + 2] * y[2];
+                z[p] = v;
+            }
         }
     }
     double *w = work + 3 * t1; /* the dense part, by columns, then by rows of Lᵀ */
@@ -554,17 +560,21 @@ void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work)
             v -= cj[i] * w[i];
         w[j] = v / cj[j];
     }
-    for (size_t t = t1; t-- > 0;) { /* Lᵀ x = y: the sparse columns */
+    for (size_t t = t1; t-- > 0;) { /* Lᵀ x = y: the sparse columns, last unknown first */
         const double *D = L + 9 * c->col_off[t];
         double *y = work + 3 * t;
-        for (size_t b = c->col_off[t] + 1; b < c->col_off[t + 1]; ++b) {
-            const double *X = L + 9 * b, *z = work + 3 * c->row[b];
-            for (int q = 0; q < 3; ++q)
-                y[q] -= X[q] * z[0] + X[3 + q] * z[1] + X[6 + q] * z[2];
+        for (int q = 2; q >= 0; --q) {
+            double v = y[q];
+            for (int p = q + 1; p < 3; ++p) /* the node's own later rows */
+                v -= D[p * 3 + q] * y[p];
+            for (size_t b = c->col_off[t] + 1; b < c->col_off[t + 1]; ++b) {
+                const double *X = L + 9 * b, *z = work + 3 * c->row[b];
+                v -= X[q] * z[0];
+                v -= X[3 + q] * z[1];
+                v -= X[6 + q] * z[2];
+            }
+            y[q] = v / D[q * 4];
         }
-        y[2] = y[2] / D[8];
-        y[1] = (y[1] - D[7] * y[2]) / D[4];
-        y[0] = (y[0] - D[3] * y[1] - D[6] * y[2]) / D[0];
     }
     for (size_t t = 0; t < n; ++t)
         memcpy(x + 3 * c->perm[t], work + 3 * t, 3 * sizeof *x);

@@ -9,8 +9,9 @@
  * the permuted matrix (each entry's products subtracted one at a time in
  * ascending order, then divided by its pivot or square-rooted), with the
  * dense kernels on AVX2 and on generic vectors, whatever the split between
- * sparse columns and dense part; a non-positive pivot is reported at the
- * same step as that reference's. */
+ * sparse columns and dense part, and so is a solve's result (the textbook
+ * substitutions); a non-positive pivot is reported at the same step as that
+ * reference's. */
 #include "check.h"
 #include "solve/solve_internal.h"
 #include "skinfit/math.h"
@@ -50,8 +51,27 @@ static size_t reference(size_t n, double *B)
     return 0;
 }
 
+/* The reference substitutions on its factor: x_i = (b_i − Σ_{j<i} l_ij x_j) / l_ii,
+ * then x_j = (y_j − Σ_{i>j} l_ij x_i) / l_jj, each sum in ascending index. */
+static void reference_solve(size_t n, const double *B, double *x)
+{
+    for (size_t i = 0; i < n; ++i) {
+        double v = x[i];
+        for (size_t j = 0; j < i; ++j)
+            v -= B[i * n + j] * x[j];
+        x[i] = v / B[i * n + i];
+    }
+    for (size_t j = n; j-- > 0;) {
+        double v = x[j];
+        for (size_t i = j + 1; i < n; ++i)
+            v -= B[i * n + j] * x[i];
+        x[j] = v / B[j * n + j];
+    }
+}
+
 /* The factor against the reference, every entry (== : a structural zero may
- * be −0 on one side); returns the number of entries that differ. */
+ * be −0 on one side), and a solve's result; returns the number of entries
+ * that differ. */
 static size_t against_reference(const skfi_bchol *bc, const double *dense, size_t n, size_t bad, size_t *rbad)
 {
     double *B = malloc(n * n * sizeof *B);
@@ -64,6 +84,20 @@ static size_t against_reference(const skfi_bchol *bc, const double *dense, size_
         for (size_t j = 0; j < n; ++j)
             for (size_t i = j; i < n; ++i)
                 diff += !(skfi_bchol_entry(bc, i, j) == B[i * n + j]);
+    if (!bad && !*rbad) {
+        double *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr), *work = malloc(n * sizeof *work);
+        for (size_t r = 0; r < n; ++r)
+            x[r] = sin((double)r);
+        for (size_t t = 0; t < n; ++t) /* the reference works in elimination order */
+            xr[t] = x[3 * bc->perm[t / 3] + t % 3];
+        skfi_bchol_solve(bc, x, work);
+        reference_solve(n, B, xr);
+        for (size_t t = 0; t < n; ++t)
+            diff += !(x[3 * bc->perm[t / 3] + t % 3] == xr[t]);
+        free(x);
+        free(xr);
+        free(work);
+    }
     free(B);
     return diff;
 }
