@@ -237,9 +237,8 @@ skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern)
     /* columns by step: the diagonal block, then the rows' steps ascending */
     c->nnz = n + soff[n];
     c->row = skf_malloc_array(c->nnz ? c->nnz : 1, sizeof *c->row);
-    c->L = skf_malloc_array(9 * (c->nnz ? c->nnz : 1), sizeof *c->L);
     c->map = skf_malloc_array(n * n > 0 ? n * n : 1, sizeof *c->map);
-    if (!c->row || !c->L || !c->map)
+    if (!c->row || !c->map)
         goto fail;
     for (size_t e = 0; e < n * n; ++e)
         c->map[e] = -1;
@@ -301,9 +300,10 @@ skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern)
     c->dn = skf_malloc_array(c->dn_ld * c->dn_ld > 0 ? c->dn_ld * c->dn_ld : 1, sizeof *c->dn);
     c->P = skf_malloc_array(3 * t1 * c->dn_ld > 0 ? 3 * t1 * c->dn_ld : 1, sizeof *c->P);
     c->jl_off = skf_calloc(nd + 1, sizeof *c->jl_off);
+    c->L = skf_malloc_array(9 * (c->col_off[t1] > 0 ? c->col_off[t1] : 1), sizeof *c->L);
     c->jl = skf_malloc_array(c->col_off[t1] > 0 ? c->col_off[t1] : 1, sizeof *c->jl);
     c->cur = skf_malloc_array(nd > 0 ? nd : 1, sizeof *c->cur);
-    if (!c->dn || !c->P || !c->jl_off || !c->jl || !c->cur)
+    if (!c->L || !c->dn || !c->P || !c->jl_off || !c->jl || !c->cur)
         goto fail;
     /* by dense node J: the sparse columns t whose structure holds it, ascending */
     for (size_t t = 0; t < t1; ++t)

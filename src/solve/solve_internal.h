@@ -177,7 +177,9 @@ void skfi_env_symv(size_t n, const size_t *first, const size_t *off, const doubl
  * one factorisation). factor: loads A from a lower envelope by nodes (the
  * envelope.c layout, every nonzero inside the pattern) and factors; returns 0,
  * or r + 1 when pivot r (in elimination order) is not positive. solve: x ← A⁻¹ x
- * in the original node order, work [3n]. */
+ * in the original node order, work [3n]. Factor and solve are bit for bit the
+ * textbook Cholesky and substitutions of the permuted matrix (each sum one
+ * product at a time, ascending). */
 typedef struct skfi_bchol {
     size_t n, nnz;    /* nodes; blocks of L (diagonal included) */
     size_t *perm;     /* [n] node eliminated at step t */
@@ -185,7 +187,7 @@ typedef struct skfi_bchol {
     size_t *col_off;  /* [n+1] column t: blocks col_off[t] (diagonal) .. col_off[t+1]−1 */
     size_t *row;      /* [nnz] row step of each block, ascending within a column */
     int32_t *map;     /* [n·n] block index of (row step, column step) at [col·n + row], −1 outside */
-    double *L;        /* [9·nnz] blocks, row-major 3×3 */
+    double *L;        /* [9·col_off[t1]] the sparse columns' blocks, row-major 3×3 */
     double ops;
     size_t t0;        /* steps t0 .. n−1: the trailing clique */
     size_t t1;        /* steps t1 .. n−1 (t1 ≤ t0): factored dense (L's blocks there unused) */
