@@ -96,7 +96,7 @@ static SKF_INL void tile_nodes(double *c, size_t ld, const double *x, const doub
  * triangle holds A and gets L, the upper part is scratch (zeroed on load).
  * Right-looking by panels of SKF_BCHOL_NB columns; inside a panel column by
  * column, then the later columns updated by the panel through 12×4 tiles held
- * in registers (12×4, tile_run). Every entry gets its products subtracted one at a time in
+ * in registers (tile_run). Every entry gets its products subtracted one at a time in
  * ascending k and is then divided by (or is the square root of) its pivot —
  * the order of envelope.c's skfi_env_factor3, so the same bits whatever the
  * panel or tile shape and whether the lanes are AVX2 or generic vectors.
