@@ -39,6 +39,8 @@
 #define SKIP_FRACTION 0.6  /* no reduction unless k ≤ this fraction of 3F */
 #define MATERIALISE_MAX ((size_t)4 << 20) /* doubles (32 MiB): U kept whole up to this size */
 #define SAFETY 0.5         /* the sampled estimate must be below this share of the tolerance */
+#define ZB 128             /* columns of U per product of Z = UᵀQ (U kept whole) */
+#define ZP_MAX ((size_t)2 << 20) /* doubles: partition sums of Z per pass (U gathered) */
 
 /* splitmix64 (a fixed sequence): the test matrix Ω, random signs ±1. Any
  * independent entries of mean 0 and variance 1 give E[ωωᵀ] = I, all the
@@ -150,6 +152,47 @@ static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um
     return !failed;
 }
 
+/* Z = UᵀQ (row-major k × 3F: Z[l*3F + e] = Σ_j Q_jl U_je) for Q (N × k
+ * column-major, ld N). U kept whole: one product per fixed block of ZB
+ * columns of U (threads take whole blocks: the same bits at any thread
+ * count). Else passes over U gathering its rows, in fixed vertex partitions
+ * summed in partition order, for chunks of Q's columns whose partition
+ * sums fit in ZP_MAX doubles. False when out of memory. */
+static bool project(const skfi_decompose_ctx *c, const double *mu, const double *Um, size_t NP,
+                    const double *Q, size_t k, double *Z)
+{
+    size_t N = c->N, F3 = 3 * c->F;
+    if (Um) {
+        long long nzb = (long long)((F3 + ZB - 1) / ZB);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long long b = 0; b < nzb; ++b) {
+            size_t e0 = (size_t)b * ZB, ne = F3 - e0 < ZB ? F3 - e0 : ZB;
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)ne, (int)N, 1.0, Q, (int)N,
+                        Um + e0, (int)F3, 0.0, Z + e0, (int)F3);
+        }
+        return true;
+    }
+    size_t cw = ZP_MAX / (NP * F3);
+    cw = cw < BS ? BS : cw > k ? k : cw;
+    double *zp = skf_malloc_array(NP * F3 * cw, sizeof *zp);
+    if (!zp)
+        return false;
+    for (size_t l0 = 0; l0 < k; l0 += cw) {
+        size_t nl = k - l0 < cw ? k - l0 : cw;
+        if (!pass(c, mu, NULL, NP, NULL, Q + l0 * N, nl, zp, NULL, 0, NULL)) {
+            skf_free(zp);
+            return false;
+        }
+        double *Zl = Z + l0 * F3;
+        memcpy(Zl, zp, F3 * nl * sizeof *Zl);
+        for (size_t p = 1; p < NP; ++p)
+            for (size_t e = 0; e < F3 * nl; ++e)
+                Zl[e] += zp[p * F3 * nl + e];
+    }
+    skf_free(zp);
+    return true;
+}
+
 skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_frame_basis *fb,
                                   skf_error *err)
 {
@@ -164,15 +207,13 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     size_t nq = (kmax + BS - 1) / BS + 1; /* blocks of the sketch at most */
     double *mu = skf_calloc(F3, sizeof *mu), *Um = NULL;
     double *A = NULL; /* [N*(k+BS)] column-major: QR of the sketch, then the next samples */
-    double *qn = skf_malloc_array(N * BS, sizeof *qn);
     double *Z = skf_malloc_array(F3 * (nq * BS), sizeof *Z); /* column-major 3F × k */
     double *om = skf_malloc_array(F3 * BS, sizeof *om);
-    double *zp = skf_malloc_array(NP * F3 * BS, sizeof *zp);
     double *tau = skf_malloc_array(nq * BS, sizeof *tau);
     double *eng = skf_calloc(NP, sizeof *eng);
     double *s = NULL, *Uz = NULL, *Wt = NULL, *S = NULL;
     skf_status st = SKF_OK;
-    if (!mu || !qn || !Z || !om || !zp || !tau || !eng) {
+    if (!mu || !Z || !om || !tau || !eng) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -256,21 +297,12 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
-        /* the new basis columns, explicitly: Q [0; I; 0] */
-        memset(qn, 0, N * bs * sizeof *qn);
-        for (size_t i = 0; i < bs; ++i)
-            qn[i * N + k + i] = 1;
-        if (ormqr('N', (lapack_int)N, (lapack_int)bs, (lapack_int)(k + bs), A, (lapack_int)N, tau, qn,
-                  (lapack_int)N)) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
-            goto done;
-        }
         size_t kn = k + bs;
         if (kn == N) { /* Q spans every vertex: nothing is missed */
             est = 0;
             met = true;
         }
-        /* One pass: Z's new columns Uᵀ Q_new (3F × bs) and the next samples. */
+        /* One pass: the next samples (Z = UᵀQ waits for the whole Q, below) */
         size_t bn = met ? 0 : N - kn < BS ? N - kn : BS;
         double *An = skf_realloc_array(A, N * (kn + bn > 0 ? kn + bn : 1), sizeof *A);
         if (!An) {
@@ -278,19 +310,15 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
             goto done;
         }
         A = An;
-        if (bn)
-            test_matrix(&seed, F3 * bn, om);
-        if (!pass(c, mu, Um, NP, NULL, qn, bs, zp, bn ? om : NULL, bn, A + kn * N)) {
+        k = kn;
+        bs = bn;
+        if (!bn)
+            break;
+        test_matrix(&seed, F3 * bn, om);
+        if (!pass(c, mu, Um, NP, NULL, NULL, 0, NULL, om, bn, A + kn * N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
-        double *Zn = Z + k * F3; /* the new columns (row-major bs × 3F = column-major 3F × bs) */
-        memcpy(Zn, zp, F3 * bs * sizeof *Zn);
-        for (size_t p = 1; p < NP; ++p)
-            for (size_t e = 0; e < F3 * bs; ++e)
-                Zn[e] += zp[p * F3 * bs + e];
-        k = kn;
-        bs = bn;
     }
     if (!met)
         goto done; /* not worth it: no reduction */
@@ -307,6 +335,21 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         Uz = skf_malloc_array(k * k, sizeof *Uz);
         lapack_int *isup = skf_malloc_array(2 * k, sizeof *isup);
         if (!s || !Wt || !Uz || !isup) {
+            skf_free(isup);
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
+            goto done;
+        }
+        /* Q explicitly, in place of its reflectors, and Z = UᵀQ from one
+         * pass over U after the growth (per growth step, each block's Q
+         * columns took a second application of all the reflectors and a
+         * product of only BS columns) */
+        if (LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)k, (lapack_int)k, A, (lapack_int)N,
+                           tau)) {
+            skf_free(isup);
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
+            goto done;
+        }
+        if (!project(c, mu, Um, NP, A, k, Z)) {
             skf_free(isup);
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
@@ -332,12 +375,6 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         }
         r = k - drop;
         fb->discarded = est + tail;
-        /* Q explicitly, in place of its reflectors */
-        if (LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)k, (lapack_int)k, A, (lapack_int)N,
-                           tau)) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
-            goto done;
-        }
     }
     size_t D = r + 1;
     fb->r = r;
@@ -370,11 +407,9 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
 done:
     skf_free(A);
     skf_free(Um);
-    skf_free(qn);
     skf_free(mu);
     skf_free(Z);
     skf_free(om);
-    skf_free(zp);
     skf_free(tau);
     skf_free(eng);
     skf_free(s);
