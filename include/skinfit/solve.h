@@ -239,6 +239,10 @@ void skf_horn_rotation_fast(const double H[9], double R[9]);
  * Σ_j w_j ‖R p_j + t − q_j‖². src, dst: [3n]; w: [n] or NULL (all 1).
  * T: double[12] layout above. Returns false (T = identity) when Σ w ≤ 0. */
 bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12]);
+/* The same with the rotation by skf_horn_rotation_fast: equal up to rounding,
+ * not bit for bit (decompose's split initialisation, where the Jacobi
+ * rotations were a third of the clusters' fits). */
+bool skf_rigid_fit_fast(size_t n, const double *src, const double *dst, const double *w, double T[12]);
 
 void skf_transform34_identity(double T[12]);
 void skf_transform34_to_mat4(const double T[12], double m[16]);

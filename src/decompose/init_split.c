@@ -91,7 +91,7 @@ skf_status skfi_decompose_fit_clusters(const skfi_decompose_ctx *c, size_t B, co
                 double *T = transforms + (f * B + b) * 12;
                 size_t n = start[b + 1] - start[b];
                 const double *s = src + 3 * start[b], *d = dst + 3 * start[b];
-                if (n >= MIN_CLUSTER && skf_rigid_fit(n, s, d, NULL, T))
+                if (n >= MIN_CLUSTER && skf_rigid_fit_fast(n, s, d, NULL, T))
                     continue;
                 skf_transform34_identity(T);
                 for (size_t k = 0; k < n; ++k)

@@ -188,7 +188,8 @@ void skf_transform34_apply(const double T[12], const double p[3], double out[3])
     memcpy(out, o, sizeof o);
 }
 
-bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12])
+static bool rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12],
+                      bool fast)
 {
     double W = 0, cs[3] = {0, 0, 0}, cd[3] = {0, 0, 0};
     for (size_t j = 0; j < n; ++j) {
@@ -218,11 +219,24 @@ bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double 
             for (int r = 0; r < 3; ++r)
                 H[c * 3 + r] += wj * b[r] * a[c];
     }
-    skf_horn_rotation(H, T);
+    if (fast)
+        skf_horn_rotation_fast(H, T);
+    else
+        skf_horn_rotation(H, T);
     double rc[3];
     for (int r = 0; r < 3; ++r)
         rc[r] = T[r] * cs[0] + T[3 + r] * cs[1] + T[6 + r] * cs[2];
     for (int r = 0; r < 3; ++r)
         T[9 + r] = cd[r] - rc[r];
     return true;
+}
+
+bool skf_rigid_fit(size_t n, const double *src, const double *dst, const double *w, double T[12])
+{
+    return rigid_fit(n, src, dst, w, T, false);
+}
+
+bool skf_rigid_fit_fast(size_t n, const double *src, const double *dst, const double *w, double T[12])
+{
+    return rigid_fit(n, src, dst, w, T, true);
 }

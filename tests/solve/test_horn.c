@@ -228,7 +228,7 @@ static void test_horn_fast(void)
 static void test_rigid_fit(void)
 {
     synth_rng r = {777};
-    double worst = 0;
+    double worst = 0, worst_noisy = 0;
     for (int t = 0; t < 50; ++t) {
         enum { n = 40 };
         double src[3 * n], dst[3 * n], w[n], T0[12], T[12];
@@ -242,11 +242,27 @@ static void test_rigid_fit(void)
         CHECK(skf_rigid_fit(n, src, dst, (t & 1) ? w : NULL, T));
         for (int e = 0; e < 12; ++e)
             worst = fmax(worst, fabs(T[e] - T0[e]));
+        /* the fast rotation: the same fit up to rounding, exact and with
+         * noise on the targets (no exact rigid motion left) */
+        CHECK(skf_rigid_fit_fast(n, src, dst, (t & 1) ? w : NULL, T));
+        for (int e = 0; e < 12; ++e)
+            worst = fmax(worst, fabs(T[e] - T0[e]));
+        double noisy[3 * n], Tj[12];
+        for (int e = 0; e < 3 * n; ++e)
+            noisy[e] = dst[e] + synth_range(&r, -0.3, 0.3);
+        CHECK(skf_rigid_fit(n, src, noisy, (t & 1) ? w : NULL, Tj));
+        CHECK(skf_rigid_fit_fast(n, src, noisy, (t & 1) ? w : NULL, T));
+        for (int e = 0; e < 12; ++e)
+            worst_noisy = fmax(worst_noisy, fabs(T[e] - Tj[e]));
     }
-    printf("rigid fit: worst entry error %.3g\n", worst);
+    printf("rigid fit: worst entry error %.3g; fast against Jacobi with noise %.3g\n", worst,
+           worst_noisy);
     CHECK(worst < 1e-12);
+    CHECK(worst_noisy < 1e-12);
     double T[12];
     CHECK(!skf_rigid_fit(0, NULL, NULL, NULL, T));
+    CHECK(T[0] == 1 && T[4] == 1 && T[8] == 1 && T[9] == 0);
+    CHECK(!skf_rigid_fit_fast(0, NULL, NULL, NULL, T));
     CHECK(T[0] == 1 && T[4] == 1 && T[8] == 1 && T[9] == 0);
 }
 
