@@ -408,15 +408,13 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 ropt.blocks = -1; /* whole-problem steps only (docs/solver.md D6c) */
             if (getenv("BENCH_SOLVE_BACKTRACK") && !strcmp(getenv("BENCH_SOLVE_BACKTRACK"), "0"))
                 ropt.backtrack = -1; /* a rejected step refactored at a larger λ (docs/solver.md D6e) */
-            if (getenv("BENCH_SOLVE_PCG"))
-                ropt.pcg_steps = atoi(getenv("BENCH_SOLVE_PCG")); /* tries by preconditioned CG (docs/solver.md D6f, evaluated) */
             if (getenv("BENCH_SOLVE_LM_REL"))
                 ropt.relative_tolerance = atof(getenv("BENCH_SOLVE_LM_REL"));
             if (skf_rotonly_new(s, &sk, &ropt, &ro, &err) != SKF_OK) {
                 fprintf(stderr, "bench_solve: %s\n", err.message);
                 exit(1);
             }
-            double c2 = cpu_now(), it = 0, bit = 0, fac = 0, bt = 0, cg = 0, rms = 0, e = 0;
+            double c2 = cpu_now(), it = 0, bit = 0, fac = 0, bt = 0, rms = 0, e = 0;
             int capped = 0, it_max = 0;
             for (size_t f = 0; f < F; ++f) {
                 skf_rotonly_stats st;
@@ -429,7 +427,6 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 bit += st.block_iterations / (double)F;
                 fac += st.factorizations / (double)F;
                 bt += st.backtracked / (double)F;
-                cg += st.cg_iterations / (double)F;
                 it_max = st.iterations > it_max ? st.iterations : it_max;
                 capped += st.hit_cap;
                 rms = fmax(rms, st.rms / skf_solver_diagonal(s));
@@ -438,10 +435,10 @@ static void big_case(const char *label, const rig_case *c, const double *targets
             double c3 = cpu_now();
             double fr = free_cpu / (double)F, rr = (c3 - c2) / (double)F;
             printf("%-22s %-13s %-6s %5zu %3zu %9.1f %10.1f %8.2f %6.2f %4d %6.2f %3d %9.1f %9.1f  "
-                   "mean E/(N·diag²) %.12e, max rms %.2g of diag, block it/frame %.1f, shortened steps/frame %.1f, CG it/frame %.1f\n",
+                   "mean E/(N·diag²) %.12e, max rms %.2g of diag, block it/frame %.1f, shortened steps/frame %.1f\n",
                    label, other ? "other weights" : "exact LBS", hess ? "GN" : "Newton", B, F, 1e3 * fr,
                    1e3 * rr, rr / fr, it, it_max, fac, capped, it > 0 ? 1e3 * rr / it : 0.0,
-                   1e3 * (c2 - c1), e, rms, bit, bt, cg);
+                   1e3 * (c2 - c1), e, rms, bit, bt);
             skf_rotonly_free(ro);
         }
         skf_solver_free(s);

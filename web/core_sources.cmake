@@ -9,7 +9,7 @@ set(SKF_WEB_CORE_SOURCES
   ${ROOT}/src/solve/affine_init.c ${ROOT}/src/solve/blockchol.c ${ROOT}/src/solve/bone_sweep.c ${ROOT}/src/solve/envelope.c
   ${ROOT}/src/solve/horn.c
   ${ROOT}/src/solve/moments.c ${ROOT}/src/solve/newton.c ${ROOT}/src/solve/quality.c
-  ${ROOT}/src/solve/rotation_only.c ${ROOT}/src/solve/solver.c ${ROOT}/src/solve/steihaug.c
+  ${ROOT}/src/solve/rotation_only.c ${ROOT}/src/solve/solver.c
   ${ROOT}/src/surface/align.c ${ROOT}/src/surface/bvh.c ${ROOT}/src/surface/correspond.c
   ${ROOT}/src/surface/mesh_util.c
   ${ROOT}/src/transfer/transfer.c ${ROOT}/src/transfer/to_trs.c

@@ -326,10 +326,6 @@ typedef struct skf_rotonly_options {
                                shortened along its direction (α = 1/2, 1/4, 1/8; no new
                                factorisation) and taken when it lowers E (docs/solver.md D6e);
                                < 0 → off (λ grows and the system is factored again) */
-    int pcg_steps;          /* > 0 → on rigs of ≥ 128 joints without block sweeps, the whole problem's
-                               tries solved by conjugate gradients preconditioned by a kept Cholesky
-                               factor (docs/solver.md D6f: evaluated, not faster; off by default);
-                               2 → trust-region steps by Steihaug's truncated CG instead */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {
@@ -338,7 +334,6 @@ typedef struct skf_rotonly_stats {
     int factorizations;     /* envelope Cholesky factorisations, all tries */
     int backtracked;        /* whole-problem steps taken shortened after their full length was
                                rejected (options.backtrack, docs/solver.md D6e) */
-    int cg_iterations;      /* products with H in the conjugate gradients (options.pcg_steps) */
     int starts_skipped;     /* 1 when one of the two starts was not descended (rigs of ≥ 128 joints:
                                it began at or above the other's converged end; docs/solver.md D6d) */
     bool hit_cap;

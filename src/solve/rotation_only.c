@@ -90,11 +90,6 @@ struct skf_rotonly {
     bool newton;           /* the residual-curvature term S in H (docs/solver.md D6b) */
     bool use_blocks;       /* blocks where they pay (D6c); false: whole-problem steps only */
     bool backtrack;        /* a rejected whole-problem step shortened before λ grows (D6e) */
-    bool trust;            /* the whole problem's tries by preconditioned CG (D6f, evaluated) */
-    bool tregion;          /* the whole problem by trust-region Newton–CG instead (D6f, evaluated) */
-    double *trw;           /* [4P] the conjugate gradients' vectors (D6f) */
-    bool have_m;           /* the sparse factor / envelope A holds a positive definite M (D6f) */
-    int cg_last;           /* products with H of the last conjugate-gradient solve */
     /* structure (docs/solver.md, D6): joints in post-order (children before
      * parents: the subtree of a joint is the range of positions ending at it),
      * then the root translations. Unknowns by node: node k < B is the
@@ -832,8 +827,6 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
     r->newton = !opt || opt->hessian != SKF_ROTONLY_HESSIAN_GAUSS_NEWTON;
     r->use_blocks = !opt || opt->blocks >= 0;
     r->backtrack = (!opt || opt->backtrack >= 0) && B >= SKF_ROTONLY_BLOCK_MIN_JOINTS;
-    r->trust = opt && opt->pcg_steps > 0 && B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && r->newton;
-    r->tregion = r->trust && opt->pcg_steps == 2;
     r->sums = opt ? opt->sums : SKF_ROTONLY_SUMS_AUTO;
     r->fact = opt ? opt->factor : SKF_ROTONLY_FACTOR_AUTO;
     r->parent = skf_malloc_array(B, sizeof *r->parent);
@@ -892,7 +885,6 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->x = skf_malloc_array(P, sizeof(double));
         r->y = skf_malloc_array(P, sizeof(double));
         r->xr = skf_malloc_array(P, sizeof(double));
-        r->trw = skf_malloc_array(4 * P, sizeof(double));
         r->acc = skf_malloc_array(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
@@ -913,7 +905,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
                  r->lD && r->blk_lambda && r->blk_nu;
         }
         ok = ok && r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
-             r->Jtr && r->D && r->X && r->x && r->y && r->xr && r->trw && r->acc && r->accZ && r->accz &&
+             r->Jtr && r->D && r->X && r->x && r->y && r->xr && r->acc && r->accZ && r->accz &&
              skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
     if (!ok) {
@@ -930,7 +922,7 @@ void skf_rotonly_free(skf_rotonly *r)
         return;
     void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->d, r->pos, r->bone_at, r->nfirst,
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
-                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->xr, r->trw, r->acc, r->accZ, r->accz,
+                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->xr, r->acc, r->accZ, r->accz,
                     r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
                     r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow, r->bwork};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
@@ -1055,54 +1047,6 @@ static double energy_part(const skf_rotonly *r, const double *T, const rview *v)
     return sum;
 }
 
-/* D6f: the products of the trust-region steps' conjugate gradients: y = H x
- * (the envelope's JᵀJ and the curvature term), x ← M⁻¹ x (the kept factor). */
-typedef struct tr_ctx {
-    skf_rotonly *r;
-    const rview *v;
-    bool hess;          /* H, else JᵀJ */
-    double lam, dmax;   /* + lam·max(D, 1e-12·dmax) */
-} tr_ctx;
-
-static void tr_hmul(void *c, const double *x, double *y)
-{
-    const tr_ctx *t = c;
-    skfi_env_symv(t->v->P, t->v->first, t->v->eoff, t->v->JtJ, x, y);
-    if (t->hess)
-        curvature_product(t->r, t->v, x, y);
-    for (size_t k = 0; k < t->v->P; ++k)
-        y[k] += t->lam * fmax(t->v->D[k], 1e-12 * t->dmax) * x[k];
-}
-
-static void tr_msolve(void *c, double *x)
-{
-    const tr_ctx *t = c;
-    if (t->r->sparse)
-        skfi_bchol_solve(&t->r->bc, x, t->r->bwork);
-    else
-        skfi_env_solve(t->v->P, t->v->first, t->v->eoff, t->v->A, x);
-}
-
-/* The whole problem's JᵀJ (+ S with hess) + lam·D factored (the sparse factor
- * or the envelope, as the rig's rule chose); 0 when it factored. */
-static size_t factor_full(skf_rotonly *r, const rview *v, bool hess, double lam, double dmax, skf_rotonly_stats *st)
-{
-    memcpy(v->A, v->JtJ, v->env_size * sizeof(double));
-    if (hess)
-        add_curvature(r, v, v->A);
-    for (size_t k = 0; k < v->P; ++k)
-        v->A[v->eoff[k + 1] - 1] += lam * fmax(v->D[k], 1e-12 * dmax);
-    ++st->factorizations;
-    return r->sparse ? skfi_bchol_factor(&r->bc, v->nfirst, v->eoff, v->A)
-                     : skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A);
-}
-
-/* D6f (evaluated): products with H per solve at most; the factor M refreshed
- * after a solve of more than SKF_ROTONLY_CG_REFRESH; the largest forcing term */
-#define SKF_ROTONLY_CG_MAX 100
-#define SKF_ROTONLY_CG_REFRESH 20
-#define SKF_ROTONLY_CG_ETA 1e-3
-
 /* Levenberg–Marquardt on the subproblem v from the current state (Q, G, p,
  * T; E its moment-form energy) until the rule of skf_rotonly_frame holds or
  * max_it iterations; λ and ν in and out (a block keeps its own across
@@ -1146,44 +1090,6 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
             }
             const double lam = check == 1 ? lam_check : lambda;
             const bool hess = r->newton && (check == 1 || use_h);
-            if (v->full && r->trust && check != 1) {
-                /* D6f: the try's system by conjugate gradients, preconditioned by a
-                 * kept factor M; non-positive curvature plays the failed factorisation */
-                tr_ctx ctx = {r, v, hess, lam, dmax};
-                int how = -1;
-                for (int pass = 0; pass < 2; ++pass) {
-                    const bool fresh = !r->have_m || r->cg_last > SKF_ROTONLY_CG_REFRESH || pass == 1;
-                    if (fresh) {
-                        r->have_m = factor_full(r, v, false, lam, dmax, st) == 0;
-                        r->cg_last = 0;
-                        if (!r->have_m)
-                            break;
-                    }
-                    double gz = 0;
-                    memcpy(v->y, v->Jtr, P * sizeof(double));
-                    tr_msolve(&ctx, v->y);
-                    for (size_t k = 0; k < P; ++k)
-                        gz += v->Jtr[k] * v->y[k];
-                    const double eta = fmin(SKF_ROTONLY_CG_ETA, sqrt(sqrt(fmax(gz, 0) / fmax(E, 1e-300))));
-                    skfi_steihaug_info info;
-                    how = skfi_steihaug(P, v->Jtr, INFINITY, eta, SKF_ROTONLY_CG_MAX, tr_hmul, tr_msolve, &ctx,
-                                        v->x, r->trw, &info);
-                    st->cg_iterations += info.iterations;
-                    r->cg_last = info.iterations;
-                    if (how != SKFI_STEIHAUG_TRUNCATED || fresh)
-                        break;
-                }
-                if (how < 0 || how == SKFI_STEIHAUG_NEGATIVE) { /* as a failed factorisation */
-                    if (hess) {
-                        use_h = false;
-                    } else {
-                        lambda *= nu;
-                        nu *= 2;
-                    }
-                    continue;
-                }
-                goto solved;
-            }
             memcpy(v->A, v->JtJ, v->env_size * sizeof(double));
             if (hess)
                 add_curvature(r, v, v->A);
@@ -1193,13 +1099,8 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
             }
             ++st->factorizations;
             const bool sp = v->full && r->sparse;
-            const bool failed = (sp ? skfi_bchol_factor(&r->bc, v->nfirst, v->eoff, v->A)
-                                    : skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A)) != 0;
-            if (v->full) { /* D6f: a factor that succeeded is positive definite: kept as M */
-                r->have_m = !failed;
-                r->cg_last = 0;
-            }
-            if (failed) {
+            if ((sp ? skfi_bchol_factor(&r->bc, v->nfirst, v->eoff, v->A)
+                    : skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A)) != 0) {
                 if (check == 1) { /* H not positive definite: not a minimum yet */
                     check = 2;
                 } else if (hess) { /* H + λD indefinite: the Gauss–Newton step at this λ */
@@ -1214,7 +1115,6 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
                 skfi_bchol_solve(&r->bc, v->x, r->bwork);
             else
                 skfi_env_solve(P, v->first, v->eoff, v->A, v->x);
-        solved:
             /* the model's decrease: E − m(δ) = −2δᵀJᵀr − δᵀMδ, M the matrix factored */
             skfi_env_symv(P, v->first, v->eoff, v->JtJ, v->x, v->y);
             if (hess)
@@ -1295,136 +1195,6 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
     return converged;
 }
 
-/* The whole problem by trust-region Newton–CG (docs/solver.md D6f, variant (1), evaluated): each
- * iteration minimises the exact quadratic model of E over ‖δ‖_M ≤ Δ by
- * Steihaug–Toint conjugate gradients (steihaug.c), M = JᵀJ + 1e-9·D of an
- * earlier iteration (positive definite), factored again only when the last
- * solve needed more than SKF_ROTONLY_CG_REFRESH products. Δ by the textbook
- * rule on the gain ratio ρ. The stop is D6b's: (b) only on a factorisation
- * of H + 1e-9·D whose Newton decrement is ≤ the threshold (tried when an
- * interior CG step promises no more), (c) when Δ² ≤ 1e-32·E. */
-static bool descend_tr(skf_rotonly *r, const rview *v, const double *target, double *E_io, double stop,
-                       int max_it, int *iterations, skf_rotonly_stats *st)
-{
-    const skf_solver *s = r->s;
-    const size_t P = v->P;
-    const double lam_check = 1e-9;
-    double E = *E_io, delta = -1;
-    bool have_m = false, converged = false;
-    int cg_last = 0;
-    tr_ctx ctx = {r, v, true, 0, 0};
-    for (int it = 0; it < max_it && !converged; ++it) {
-        ++*iterations;
-        accumulate(r, r->T, v);
-        double dmax = 0;
-        for (size_t k = 0; k < P; ++k)
-            dmax = fmax(dmax, v->D[k]);
-        if (!(dmax > 0)) { /* nothing moves the residual */
-            converged = true;
-            break;
-        }
-        const double thr = fmax(stop, r->rel_tol > 0 ? r->rel_tol * E : 0);
-        if (!have_m || cg_last > SKF_ROTONLY_CG_REFRESH) {
-            double mu = lam_check; /* JᵀJ + μD is positive definite; rounding: μ grows */
-            while (factor_full(r, v, false, mu, dmax, st) != 0 && mu < 1e16)
-                mu *= 10;
-            have_m = true;
-        }
-        if (delta < 0) { /* Δ₀: the M-norm of the preconditioned gradient step −M⁻¹g */
-            memcpy(v->y, v->Jtr, P * sizeof(double));
-            tr_msolve(&ctx, v->y);
-            double gz = 0;
-            for (size_t k = 0; k < P; ++k)
-                gz += v->Jtr[k] * v->y[k];
-            delta = sqrt(fmax(gz, 0));
-        }
-        bool certify = true; /* (b)'s factorisation at most once per iteration */
-        for (;;) {
-            skfi_steihaug_info info;
-            double gz = 0;
-            { /* forcing term (Eisenstat–Walker): relative to ‖g‖_{M⁻¹}, tighter near the end */
-                memcpy(v->y, v->Jtr, P * sizeof(double));
-                tr_msolve(&ctx, v->y);
-                for (size_t k = 0; k < P; ++k)
-                    gz += v->Jtr[k] * v->y[k];
-            }
-            const double eta = fmin(0.1 /* η_max of the table's row */, sqrt(sqrt(fmax(gz, 0) / fmax(E, 1e-300))));
-            const int how = skfi_steihaug(P, v->Jtr, delta, eta, SKF_ROTONLY_CG_MAX, tr_hmul, tr_msolve, &ctx,
-                                          v->x, r->trw, &info);
-            st->cg_iterations += info.iterations;
-            cg_last = info.iterations;
-            double snorm = info.snorm_m;
-            tr_hmul(&ctx, v->x, v->y);
-            double pred = 0;
-            for (size_t k = 0; k < P; ++k)
-                pred -= v->x[k] * (2 * v->Jtr[k] + v->y[k]);
-            bool last = false;
-            if (!(pred > thr) && how == SKFI_STEIHAUG_INTERIOR && certify) {
-                /* (b): H + 1e-9·D positive definite and its Newton decrement ≤ thr */
-                certify = false;
-                if (factor_full(r, v, true, lam_check, dmax, st) == 0) {
-                    /* M is now this factor (positive definite): kept */
-                    for (size_t k = 0; k < P; ++k)
-                        v->x[k] = -v->Jtr[k];
-                    tr_msolve(&ctx, v->x);
-                    tr_hmul(&ctx, v->x, v->y);
-                    double pn = 0, xn = 0;
-                    for (size_t k = 0; k < P; ++k) {
-                        pn -= v->x[k] * (2 * v->Jtr[k] + v->y[k]);
-                        xn -= v->x[k] * v->Jtr[k];
-                    }
-                    pred = pn;
-                    snorm = sqrt(fmax(xn, 0)); /* ‖x‖_M² = xᵀMx = −xᵀg */
-                    last = !(pn > thr);
-                    cg_last = 0;
-                } else { /* not a minimum yet: the CG step as it was, M factored again */
-                    double mu = lam_check;
-                    while (factor_full(r, v, false, mu, dmax, st) != 0 && mu < 1e16)
-                        mu *= 10;
-                    skfi_steihaug(P, v->Jtr, delta, eta, SKF_ROTONLY_CG_MAX, tr_hmul, tr_msolve, &ctx, v->x,
-                                  r->trw, &info);
-                    st->cg_iterations += info.iterations;
-                    cg_last = info.iterations;
-                    snorm = info.snorm_m;
-                    tr_hmul(&ctx, v->x, v->y);
-                    pred = 0;
-                    for (size_t k = 0; k < P; ++k)
-                        pred -= v->x[k] * (2 * v->Jtr[k] + v->y[k]);
-                }
-            }
-            retract(r, v);
-            const double Ec = skfi_solve_energy(s, &r->ws, r->Tc);
-            /* the last step is decided on the direct sums (D6b) */
-            if (last ? direct_residual(r, r->Tc, target) < direct_residual(r, r->T, target) : Ec < E) {
-                const double rho = (E - Ec) / pred;
-                double *sw;
-                E = Ec;
-                sw = r->Q; r->Q = r->Qc; r->Qc = sw;
-                sw = r->G; r->G = r->Gc; r->Gc = sw;
-                sw = r->p; r->p = r->pc; r->pc = sw;
-                sw = r->T; r->T = r->Tc; r->Tc = sw;
-                if (rho < 0.25)
-                    delta = 0.25 * snorm;
-                else if (rho > 0.75 && snorm >= 0.99 * delta)
-                    delta = 2 * delta;
-                converged = last;
-                break;
-            }
-            if (last) { /* converged; the model's last step is below E's rounding */
-                converged = true;
-                break;
-            }
-            delta = 0.25 * snorm;
-            if (!(delta * delta > 1e-32 * E)) { /* (c): no step however short lowers E */
-                converged = true;
-                break;
-            }
-        }
-    }
-    *E_io = E;
-    return converged;
-}
-
 static rview full_view(skf_rotonly *r)
 {
     rview v = {0, r->B - 1, r->B + r->R, r->P, true, r->nfirst, r->first, r->eoff, r->env_size,
@@ -1459,9 +1229,6 @@ static bool solve_start(skf_rotonly *r, const double *target, double *E, double 
 {
     rview full = full_view(r);
     double lambda = 1e-4, nu = 2;
-    r->have_m = false; /* D6f: each descent factors its own M (results independent of the last frame's) */
-    if (r->nblk == 0 && r->tregion)
-        return descend_tr(r, &full, target, E, stop, r->max_it, &st->iterations, st);
     if (r->nblk == 0)
         return descend(r, &full, target, E, stop, r->max_it, &lambda, &nu, &st->iterations, st);
     for (size_t b = 0; b < r->nblk; ++b) {
@@ -1546,7 +1313,6 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
         st.block_iterations += one.block_iterations;
         st.factorizations += one.factorizations;
         st.backtracked += one.backtracked;
-        st.cg_iterations += one.cg_iterations;
         if (k == 0 || one.energy_start < st.energy_start)
             st.energy_start = one.energy_start;
         if (k == 0 || Eend < Ed) {

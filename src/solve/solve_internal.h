@@ -207,22 +207,6 @@ double skfi_bchol_entry(const skfi_bchol *c, size_t i, size_t j);
  * 1 on generic vectors (the same bits). */
 extern int skfi_bchol_kernel_mode;
 
-/* steihaug.c: truncated preconditioned CG for min gᵀs + ½sᵀHs, ‖s‖_M ≤ Δ
- * (Steihaug 1983, Toint 1981). hmul: y = H x (H symmetric, maybe
- * indefinite); msolve: x ← M⁻¹ x (M symmetric positive definite). Stops on
- * the boundary (a step past it, or curvature ≤ 0 along a direction), at
- * ‖r‖_{M⁻¹} ≤ tol·‖g‖_{M⁻¹} (interior), or after max_it products with H
- * (truncated). s [n] out, work [4n]; returns how it stopped. */
-enum { SKFI_STEIHAUG_INTERIOR = 0, SKFI_STEIHAUG_TRUNCATED, SKFI_STEIHAUG_BOUNDARY, SKFI_STEIHAUG_NEGATIVE };
-typedef struct skfi_steihaug_info {
-    int iterations;   /* products with H */
-    double gnorm_m;   /* ‖g‖_{M⁻¹} = √(gᵀM⁻¹g) */
-    double snorm_m;   /* ‖s‖_M of the result */
-} skfi_steihaug_info;
-int skfi_steihaug(size_t n, const double *g, double delta, double tol, int max_it,
-                  void (*hmul)(void *ctx, const double *x, double *y), void (*msolve)(void *ctx, double *x),
-                  void *ctx, double *s, double *work, skfi_steihaug_info *info);
-
 /* newton: also the Newton buffers (when the solver uses Newton steps). */
 skf_status skfi_solve_ws_init(const skf_solver *s, skfi_solve_ws *ws, bool newton);
 void skfi_solve_ws_release(skfi_solve_ws *ws);
