@@ -46,7 +46,7 @@ typedef enum skf_decompose_init {
                                        bone_count when it is > 0) */
 } skf_decompose_init;
 
-#define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 200
+#define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 500
 #define SKF_DECOMPOSE_DEFAULT_TOLERANCE 1e-3
 #define SKF_DECOMPOSE_DEFAULT_PATIENCE 5
 /* Accuracy floor of the stopping rule (rms_floor below), a fraction of the
@@ -82,7 +82,9 @@ typedef struct skf_decompose_options {
     size_t pca_shapes;        /* M corrective shapes; 0 → none */
     double tolerance;         /* stopping rule: converged when the best energy
                                  E = ΣΣ‖s − u‖² fell by ≤ tolerance·E per iteration on average
-                                 over the last `patience` iterations (docs/decompose.md);
+                                 over the last `patience` iterations, unless the current
+                                 iterate lies above the best and its last iteration lowered
+                                 E by > tolerance·patience·E (docs/decompose.md);
                                  0 → SKF_DECOMPOSE_DEFAULT_TOLERANCE */
     size_t patience;          /* window of the stopping rule, iterations; 0 → default */
     double rms_floor;         /* also converged once RMS = sqrt(E / (N F)) ≤ rms_floor ·

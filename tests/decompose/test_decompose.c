@@ -572,7 +572,7 @@ static void test_creature_floor(void)
     for (int off = 0; off < 2; ++off) {
         skf_error err;
         skf_decompose_options o = {.bone_count = FLOOR_B, .rms_floor = off ? -1 : 0,
-                                   .reseed = off ? -1 : 0};
+                                   .reseed = off ? -1 : 0, .max_iterations = off ? 200 : 0};
 #if defined(__SANITIZE_ADDRESS__)
         if (off)
             break; /* ASan: the default run only */
@@ -596,7 +596,8 @@ static void test_creature_floor(void)
     }
     if (d[0] && d[1]) {
         /* without the floor (and the re-seeding): the relative rule alone
-         * runs to the cap, further down than the floor's run */
+         * runs to the cap (200 here, the former default, to keep the test
+         * short), further down than the floor's run */
         CHECK(d[1]->hit_cap && !d[1]->floor_reached);
         CHECK(d[1]->iterations > d[0]->iterations);
         CHECK(d[1]->metrics.rms <= d[0]->metrics.rms);
@@ -628,9 +629,11 @@ static double lightest_bone(const skf_decomposition *d)
  * step 4, reseed.c). The creature at the bench's anchor size (5000 v x 24 f
  * x 30 bones, Walk): without it 4 bones fall below 3 vertices' worth of
  * weight by iteration 20 and stay there, and the alternation crawls to the
- * cap (200 by default; 100 here, to keep the test short) still improving
- * by more than the tolerance. By default the run ends converged by the
- * rule, at a lower RMS. Also the same bits at 1, 2 and 3 threads over 15
+ * cap (100 here, to keep the test short) still improving by more than the
+ * tolerance. By default (cap 500) the run ends converged, by the floor
+ * after ~350 alternations (it ended by the relative rule at 49 before the
+ * rule's guard against stopping mid-descent, 3.7 times higher in RMS), at a
+ * lower RMS. Also the same bits at 1, 2 and 3 threads over 15
  * iterations (3 re-seeds). */
 static void test_creature_reseed(void)
 {
@@ -646,7 +649,8 @@ static void test_creature_reseed(void)
     skf_decomposition *d[2] = {NULL, NULL};
     for (int off = 0; off < 2; ++off) {
         skf_error err;
-        skf_decompose_options o = {.bone_count = 30, .max_iterations = 100, .reseed = off ? -1 : 0};
+        skf_decompose_options o = {.bone_count = 30, .max_iterations = off ? 100 : 0,
+                                   .reseed = off ? -1 : 0};
         skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, rest,
                                       seq->triangle_count, seq->triangles, &o, &d[off], &err);
         CHECK_MSG(st == SKF_OK, "%s", err.message);
@@ -662,7 +666,7 @@ static void test_creature_reseed(void)
         check_weights(d[off], "creature reseed");
     }
     if (d[0]) {
-        CHECK(!d[0]->hit_cap && !d[0]->floor_reached);
+        CHECK(!d[0]->hit_cap);
         CHECK(d[0]->reseeded > 0 && d[0]->reseeded <= 30);
     }
     if (d[1]) {
@@ -680,6 +684,63 @@ static void test_creature_reseed(void)
                   seq->triangle_count, seq->triangles, 30, 15, false);
     free(rest);
     skf_meshseq_free(seq);
+}
+
+/* Converged by default, by the relative rule (issue 16 §1; docs/decompose.md
+ * step 4): the creature's Walk at 2021 v x 24 f x 30 bones, which main of
+ * 2026-12-02 ran to its cap of 200 still improving. It ends by the rule, not
+ * the floor, after more than 200 alternations (the default cap is 500), and
+ * it is converged in the rule's sense: a run with a 100 times tighter
+ * tolerance, given 50 more alternations, lowers the energy (N·F·RMS²) by
+ * at most the rule's tolerance per alternation on average.
+ * Not in ASan (a few seconds here, minutes there). */
+static void test_creature_rule(void)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+    double *rest = NULL;
+    skf_meshseq *seq = creature_seq(2000, 0, 24, &rest);
+    if (!seq)
+        return;
+    skf_decomposition *d[2] = {NULL, NULL};
+    for (int tight = 0; tight < 2; ++tight) {
+        skf_error err;
+        skf_decompose_options o = {.bone_count = 30};
+        if (tight) {
+            if (!d[0])
+                break;
+            o.tolerance = SKF_DECOMPOSE_DEFAULT_TOLERANCE / 100;
+            o.max_iterations = d[0]->iterations + 50;
+        }
+        skf_status st = skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, rest,
+                                      seq->triangle_count, seq->triangles, &o, &d[tight], &err);
+        CHECK_MSG(st == SKF_OK, "%s", err.message);
+        if (!d[tight])
+            continue;
+        printf("creature Walk %zu v x %zu f, 30 bones, tolerance %s: %zu iterations (%s, best %zu), "
+               "RMS %.6g (%.5f %% of the diagonal)\n", d[tight]->vertex_count, d[tight]->frame_count,
+               tight ? "default / 100" : "default", d[tight]->iterations,
+               d[tight]->hit_cap ? "CAP" : d[tight]->floor_reached ? "floor" : "rule",
+               d[tight]->best_iteration, d[tight]->metrics.rms,
+               100 * d[tight]->metrics.rms / d[tight]->metrics.diagonal);
+        CHECK(finite_decomposition(d[tight]));
+    }
+    if (d[0]) {
+        CHECK(!d[0]->hit_cap && !d[0]->floor_reached);
+        CHECK(d[0]->iterations > 200);
+    }
+    if (d[0] && d[1]) {
+        double e0 = d[0]->metrics.rms * d[0]->metrics.rms, e1 = d[1]->metrics.rms * d[1]->metrics.rms;
+        double extra = (double)(d[1]->iterations - d[0]->iterations), rate = (e0 - e1) / (e0 * extra);
+        printf("  the %g further alternations lowered E by %.3g per alternation (tolerance %g)\n",
+               extra, rate, SKF_DECOMPOSE_DEFAULT_TOLERANCE);
+        CHECK(d[1]->iterations > d[0]->iterations);
+        CHECK(rate <= SKF_DECOMPOSE_DEFAULT_TOLERANCE);
+    }
+    skf_decomposition_free(d[0]);
+    skf_decomposition_free(d[1]);
+    free(rest);
+    skf_meshseq_free(seq);
+#endif
 }
 
 /* The same bits at 1, 2 and 3 threads (check_threads). */
@@ -833,7 +894,8 @@ static void test_degenerate(void)
 }
 
 /* No argument: NNLS, cylinder, the bone-count error. "floor": the stopping
- * rule's accuracy floor on the creature. "reseed": bones that lose their
+ * rule's accuracy floor on the creature. "rule": a formerly capped creature
+ * run ends by the relative rule. "reseed": bones that lose their
  * skin, re-seeded. "bones N": Bone_Anim
  * at N bones (separate ctest entries keep each under a minute in ASan). */
 int main(int argc, char **argv)
@@ -849,6 +911,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "reseed")) {
         test_creature_reseed();
+        return skf_test_done();
+    }
+    if (argc > 1 && !strcmp(argv[1], "rule")) {
+        test_creature_rule();
         return skf_test_done();
     }
     if (argc > 1 && !strcmp(argv[1], "floor")) {
