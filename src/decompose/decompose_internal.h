@@ -183,6 +183,24 @@ void skfi_decompose_to_csr(const skf_decomposition *d, size_t *offsets, uint32_t
 skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds,
                                    double tol, size_t patience, skf_error *err);
 
+/* Skin contact across separate connected components (contact.c): for each
+ * representative vertex j, the nearest rest-pose vertex k of another
+ * component within the mean mesh edge length; v [2n] the pairs (j, k),
+ * owned (skfi_contact_free). Empty without mesh adjacency or with one
+ * component. */
+typedef struct skfi_contact {
+    size_t n;
+    uint32_t *v;
+} skfi_contact;
+skf_status skfi_contact_build(const skfi_decompose_ctx *c, skfi_contact *ct, skf_error *err);
+/* Adds ½ w_a(j) w_b(k) of every contact pair (j, k) and bones a != b of d's
+ * weights to S[lo*B + hi] (lo < hi the two bones) and that times the pair's
+ * midpoint to Mc[(lo*B + hi)*3 ..] (S [B*B], Mc [B*B*3], accumulated into);
+ * *total the sum added, in vertices of shared weight. */
+void skfi_contact_accumulate(const skfi_contact *ct, const double *rest, const skf_decomposition *d, double *S,
+                             double *Mc, double *total);
+void skfi_contact_free(skfi_contact *ct);
+
 /* PCA of the rest-space residual; fills d->shapes / shape_weights. */
 skf_status skfi_decompose_pca(const skfi_decompose_ctx *c, skf_decomposition *d, size_t M, skf_error *err);
 

@@ -268,8 +268,8 @@ static double constrained(const skfi_decompose_ctx *c, const skf_solver *solver,
  * coordinate stays. Bones in `fixed` (light) keep their joints. T [F*B*12]
  * in/out (translations updated, rotations kept), b [3B] in/out. The step is
  * the exact minimiser of E + prior over b and τ. */
-static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposition *d, const int32_t *parent,
-                                const size_t *order, const bool *fixed, double *T, double *b, skf_error *err)
+static skf_status refine_joints(const skfi_decompose_ctx *c, const skfi_contact *ct, const skf_decomposition *d,
+                                const int32_t *parent, const size_t *order, const bool *fixed, double *T, double *b, skf_error *err)
 {
     size_t N = c->N, F = c->F, B = d->bone_count, K = d->max_influences;
     skf_status st = SKF_OK;
@@ -382,6 +382,28 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skf_decomposi
         }
         for (size_t u = 0; u < nt; ++u)
             wsub[touched[u]] = 0;
+    }
+    /* and the contact across separate mesh parts (contact.c), as in the
+     * tree's coupling */
+    for (size_t e = 0; e < ct->n; ++e) {
+        const size_t jj[2] = {ct->v[2 * e], ct->v[2 * e + 1]};
+        for (int side = 0; side < 2; ++side) {
+            size_t j1 = jj[side], j2 = jj[1 - side];
+            for (size_t s1 = 0; s1 < K; ++s1) {
+                double w1 = d->weight[j1 * K + s1];
+                size_t k1 = d->weight_bone[j1 * K + s1];
+                if (!(w1 > 0) || !nk[k1])
+                    continue;
+                for (size_t s2 = 0; s2 < K; ++s2) {
+                    double w2 = d->weight[j2 * K + s2];
+                    if (!(w2 > 0) || (int32_t)d->weight_bone[j2 * K + s2] != parent[k1])
+                        continue;
+                    for (int q = 0; q < 3; ++q)
+                        pm[4 * k1 + (size_t)q] += 0.25 * w1 * w2 * (c->rest[3 * j1 + (size_t)q] + c->rest[3 * j2 + (size_t)q]);
+                    pm[4 * k1 + 3] += 0.5 * w1 * w2;
+                }
+            }
+        }
     }
     H = skf_calloc(n * n, sizeof *H);
     x = skf_calloc(n, sizeof *x);
@@ -706,6 +728,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     const size_t B0 = B;
     double *jhist = NULL; /* the kept joints of the last patience + 1 rounds [patience+1][3*B0] */
     uint32_t *sup_wb = NULL; /* the weight candidates' support [N*K] */
+    skfi_contact ct = {0}; /* skin contact across separate mesh parts (contact.c) */
     double *sup_w = NULL;
     if (!S || !Mc || !mass || !cost || !jp || !parent || !b || !bind || !off || !cb || !cw ||
         !Tcur || !Tbest || !Tnext || !jbest || !fixed || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
@@ -731,6 +754,13 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                     Mc[(lo * B + hi) * 3 + (size_t)q] += wa * wb * c->rest[3 * j + (size_t)q];
             }
         }
+    /* skin that touches across separate mesh parts counts as shared
+     * (contact.c): a part modelled apart shares no vertex with its
+     * neighbour, and the tree would join it through a weaker link */
+    double contact = 0;
+    if ((st = skfi_contact_build(c, &ct, err)))
+        goto done;
+    skfi_contact_accumulate(&ct, c->rest, d, S, Mc, &contact);
     double far = c->diag > 0 ? c->diag : 1;
     for (size_t a = 0; a < B; ++a)
         for (size_t bb = a + 1; bb < B; ++bb) {
@@ -914,7 +944,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
         }
         double Eprev = DBL_MAX;
         for (size_t a = 0; a < JOINT_ALTERNATIONS; ++a) {
-            if ((st = refine_joints(c, d, parent, queue, fixed, Tcur, b, err)))
+            if ((st = refine_joints(c, &ct, d, parent, queue, fixed, Tcur, b, err)))
                 goto done;
             if ((st = project(c, solver, &skel, b, bind, Tcur, Tnext, &E, err)))
                 goto done;
@@ -967,6 +997,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     parent = NULL;
     d->skeleton_root = root;
 done:
+    skfi_contact_free(&ct);
     skf_free(hist);
     skf_free(jhist);
     skf_free(sup_wb);
