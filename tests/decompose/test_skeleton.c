@@ -257,8 +257,7 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames, size_t roun
            within, nj, nj ? 100 * jerr[nj / 2] : 0.0);
     printf("  each matched joint's error, %% of the diagonal:%s\n", jlist);
     /* What the implementation reaches (docs/decompose.md, "Skeleton"): most
-     * edges match the true tree, at most 2 do not (bones SSDR placed across
-     * a true joint). At the default the constrained rounds run until the
+     * edges match the true tree. At the default the constrained rounds run until the
      * stopping rule holds on the skeletal energy and on the kept joints
      * (cap 60), the weights' candidates kept to the support the tree was
      * built from: the Walk reaches the cap, 18 of 18 matched joints within
@@ -269,7 +268,10 @@ static void run_clip(size_t clip_index, size_t verts, size_t frames, size_t roun
      * broke it (a shoulder bone's skin travelled across the chest). Fewer
      * rounds (the third case, 15) keep the median within 2 % and the worst
      * within 6 %. */
-    CHECK(wrong <= 2);
+    /* skin contact across the creature's separate parts (contact.c) joins
+     * the left hind leg to the hips: the Walk has no edge outside the true
+     * tree, the Trot one (Spine3-Hips, docs/decompose.md) */
+    CHECK_MSG(wrong <= (clip_index == 0 ? 0u : 1u), "%zu edges outside the true tree", wrong);
     CHECK(exact >= B / 2);
     CHECK(nj > 0 && jerr[nj / 2] <= 0.02);
     CHECK(3 * within >= 2 * nj);
