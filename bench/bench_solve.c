@@ -23,7 +23,9 @@
  * BENCH_SOLVE_BIG_KIND=0|1 runs only the random tree | the chains. "LM it" counts
  * whole-problem iterations; the block iterations per frame and the whole-problem
  * steps taken shortened after a rejection (docs/solver.md D6e) close the line.
- * BENCH_SOLVE_BACKTRACK=0 turns that backtracking off. */
+ * BENCH_SOLVE_BACKTRACK=0 turns that backtracking off, BENCH_SOLVE_REPIVOT=1 takes the
+ * re-pivoted free start (D6g; evaluated, off by default); each line ends with "it/fact per frame" (whole-problem
+ * iterations / factorisations of each frame) and how many frames took the re-pivoted start. */
 #include "skinfit/math.h"
 #include "skinfit/solve.h"
 #include "../tests/solve/synth.h"
@@ -408,6 +410,8 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 ropt.blocks = -1; /* whole-problem steps only (docs/solver.md D6c) */
             if (getenv("BENCH_SOLVE_BACKTRACK") && !strcmp(getenv("BENCH_SOLVE_BACKTRACK"), "0"))
                 ropt.backtrack = -1; /* a rejected step refactored at a larger λ (docs/solver.md D6e) */
+            if (getenv("BENCH_SOLVE_REPIVOT") && !strcmp(getenv("BENCH_SOLVE_REPIVOT"), "1"))
+                ropt.repivot = 1; /* the re-pivoted free start (docs/solver.md D6g) */
             if (getenv("BENCH_SOLVE_LM_REL"))
                 ropt.relative_tolerance = atof(getenv("BENCH_SOLVE_LM_REL"));
             if (skf_rotonly_new(s, &sk, &ropt, &ro, &err) != SKF_OK) {
@@ -415,7 +419,8 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 exit(1);
             }
             double c2 = cpu_now(), it = 0, bit = 0, fac = 0, bt = 0, rms = 0, e = 0;
-            int capped = 0, it_max = 0;
+            int capped = 0, it_max = 0, repiv = 0;
+            char per_frame[256] = "";
             for (size_t f = 0; f < F; ++f) {
                 skf_rotonly_stats st;
                 if (skf_rotonly_frame(ro, targets + f * 3 * n, T + f * B * 12, Tr, f > 0, &st, &err) !=
@@ -428,6 +433,10 @@ static void big_case(const char *label, const rig_case *c, const double *targets
                 fac += st.factorizations / (double)F;
                 bt += st.backtracked / (double)F;
                 it_max = st.iterations > it_max ? st.iterations : it_max;
+                repiv += st.repivoted;
+                if (strlen(per_frame) < sizeof per_frame - 16)
+                    snprintf(per_frame + strlen(per_frame), sizeof per_frame - strlen(per_frame), "%s%d/%d",
+                             f ? " " : "", st.iterations, st.factorizations);
                 capped += st.hit_cap;
                 rms = fmax(rms, st.rms / skf_solver_diagonal(s));
                 e += st.residual / ((double)n * skf_solver_diagonal(s) * skf_solver_diagonal(s)) / (double)F;
@@ -435,10 +444,11 @@ static void big_case(const char *label, const rig_case *c, const double *targets
             double c3 = cpu_now();
             double fr = free_cpu / (double)F, rr = (c3 - c2) / (double)F;
             printf("%-22s %-13s %-6s %5zu %3zu %9.1f %10.1f %8.2f %6.2f %4d %6.2f %3d %9.1f %9.1f  "
-                   "mean E/(N·diag²) %.12e, max rms %.2g of diag, block it/frame %.1f, shortened steps/frame %.1f\n",
+                   "mean E/(N·diag²) %.12e, max rms %.2g of diag, block it/frame %.1f, shortened steps/frame %.1f, "
+                   "it/fact per frame %s, re-pivoted starts %d\n",
                    label, other ? "other weights" : "exact LBS", hess ? "GN" : "Newton", B, F, 1e3 * fr,
                    1e3 * rr, rr / fr, it, it_max, fac, capped, it > 0 ? 1e3 * rr / it : 0.0,
-                   1e3 * (c2 - c1), e, rms, bit, bt);
+                   1e3 * (c2 - c1), e, rms, bit, bt, per_frame, repiv);
             skf_rotonly_free(ro);
         }
         skf_solver_free(s);

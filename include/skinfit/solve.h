@@ -326,6 +326,10 @@ typedef struct skf_rotonly_options {
                                shortened along its direction (α = 1/2, 1/4, 1/8; no new
                                factorisation) and taken when it lowers E (docs/solver.md D6e);
                                < 0 → off (λ grows and the system is factored again) */
+    int repivot;            /* > 0 → on rigs of ≥ 128 joints the free start is re-pivoted top-down
+                               (each joint's rotation by Horn from its free fit, at the position
+                               its ancestors give it) and kept where it begins lower; evaluated,
+                               not the default (docs/solver.md D6g); 0 → the free rotations */
 } skf_rotonly_options;
 
 typedef struct skf_rotonly_stats {
@@ -336,6 +340,7 @@ typedef struct skf_rotonly_stats {
                                rejected (options.backtrack, docs/solver.md D6e) */
     int starts_skipped;     /* 1 when one of the two starts was not descended (rigs of ≥ 128 joints:
                                it began at or above the other's converged end; docs/solver.md D6d) */
+    int repivoted;          /* 1 when the free start was re-pivoted (options.repivot; D6g) */
     bool hit_cap;
     double energy_start;    /* Σ_j ‖s_j − u_j‖² at the chosen start (direct) */
     double residual;        /* Σ_j ‖s_j − u_j‖² at the end (direct) */
