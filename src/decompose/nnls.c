@@ -22,10 +22,22 @@
 
 #define NNLS_MAX 64
 
+/* Both bodies below are written once and instantiated per candidate count:
+ * skf_nnls_simplex_start calls nnls_body with n a compile-time constant for
+ * n = 1..8 (the weight step's candidate sets; weights.c), so the compiler
+ * sizes and unrolls the small dense loops; larger n takes the generic
+ * instance. The operations and their order are the same in every instance
+ * (no contraction: -ffp-contract=off, CMakeLists.txt), so the same bits. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NNLS_INLINE static inline __attribute__((always_inline))
+#else
+#define NNLS_INLINE static inline
+#endif
+
 /* Solve the (p+1)x(p+1) KKT system by Gaussian elimination with partial
  * pivoting. A tiny ridge on Q_PP keeps collinear columns solvable. Returns
  * false when singular. */
-static bool kkt_solve(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
+NNLS_INLINE bool kkt_solve(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
                       double *z, double *lambda)
 {
     double M[(NNLS_MAX + 1) * (NNLS_MAX + 2)];
@@ -83,12 +95,8 @@ int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w)
     return skf_nnls_simplex_start(n, Q, c, NULL, w);
 }
 
-int skf_nnls_simplex_start(size_t n, const double *Q, const double *c, const bool *start, double *w)
+NNLS_INLINE int nnls_body(size_t n, const double *Q, const double *c, const bool *start, double *w)
 {
-    if (n == 0)
-        return 0;
-    if (n > NNLS_MAX)
-        n = NNLS_MAX; /* contract: n ≤ 64 */
     memset(w, 0, n * sizeof *w);
     /* Best single bone: f(e_i) = ½ Q_ii − c_i. */
     size_t best = 0;
@@ -212,4 +220,23 @@ done:;
     else
         w[best] = 1;
     return it;
+}
+
+int skf_nnls_simplex_start(size_t n, const double *Q, const double *c, const bool *start, double *w)
+{
+    if (n == 0)
+        return 0;
+    if (n > NNLS_MAX)
+        n = NNLS_MAX; /* contract: n ≤ 64 */
+    switch (n) {
+    case 1: return nnls_body(1, Q, c, start, w);
+    case 2: return nnls_body(2, Q, c, start, w);
+    case 3: return nnls_body(3, Q, c, start, w);
+    case 4: return nnls_body(4, Q, c, start, w);
+    case 5: return nnls_body(5, Q, c, start, w);
+    case 6: return nnls_body(6, Q, c, start, w);
+    case 7: return nnls_body(7, Q, c, start, w);
+    case 8: return nnls_body(8, Q, c, start, w);
+    default: return nnls_body(n, Q, c, start, w);
+    }
 }
