@@ -108,9 +108,13 @@ void skfi_frame_basis_free(skfi_frame_basis *fb)
  * any thread count), gathering each block once: eng (not NULL): eng[p] =
  * the partition's ‖U‖²; qn (N × bq column-major, not NULL): zp[p] (bq × 3F
  * row-major) = the partition's share of qnᵀ U; om (3F × bo, not NULL): the
- * rows of Y (N × bo column-major) = U om. False when out of memory. */
+ * rows of Y (N × bo column-major) = U om, and with bo2 > 0 the next bo2
+ * columns of Y = U om2 (3F × bo2) from the same block while it is in cache:
+ * two products of the sizes two passes would take, so the same bits, for
+ * one stream of U. False when out of memory. */
 static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um, size_t NP, double *eng,
-                 const double *qn, size_t bq, double *zp, const double *om, size_t bo, double *Y)
+                 const double *qn, size_t bq, double *zp, const double *om, size_t bo, const double *om2,
+                 size_t bo2, double *Y)
 {
     size_t N = c->N, F3 = 3 * c->F, NBk = (N + VB - 1) / VB;
     int failed = 0;
@@ -143,6 +147,9 @@ static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um
                 if (om) /* column-major N × bo = row-major bo × N: Yᵀ = omᵀ Uᵀ */
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bo, (int)ns, (int)F3, 1.0, om,
                                 (int)bo, u, (int)F3, 0.0, Y + s0, (int)N);
+                if (om && bo2)
+                    cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bo2, (int)ns, (int)F3, 1.0, om2,
+                                (int)bo2, u, (int)F3, 0.0, Y + bo * N + s0, (int)N);
             }
             if (eng)
                 eng[p] = q;
@@ -179,7 +186,7 @@ static bool project(const skfi_decompose_ctx *c, const double *mu, const double 
         return false;
     for (size_t l0 = 0; l0 < k; l0 += cw) {
         size_t nl = k - l0 < cw ? k - l0 : cw;
-        if (!pass(c, mu, NULL, NP, NULL, Q + l0 * N, nl, zp, NULL, 0, NULL)) {
+        if (!pass(c, mu, NULL, NP, NULL, Q + l0 * N, nl, zp, NULL, 0, NULL, 0, NULL)) {
             skf_free(zp);
             return false;
         }
@@ -208,12 +215,12 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     double *mu = skf_calloc(F3, sizeof *mu), *Um = NULL;
     double *A = NULL; /* [N*(k+BS)] column-major: QR of the sketch, then the next samples */
     double *Z = skf_malloc_array(F3 * (nq * BS), sizeof *Z); /* column-major 3F × k */
-    double *om = skf_malloc_array(F3 * BS, sizeof *om);
+    double *om1 = skf_malloc_array(F3 * 2 * BS, sizeof *om1); /* two blocks' Ω */
     double *tau = skf_malloc_array(nq * BS, sizeof *tau);
     double *eng = skf_calloc(NP, sizeof *eng);
     double *s = NULL, *Uz = NULL, *Wt = NULL, *S = NULL;
     skf_status st = SKF_OK;
-    if (!mu || !Z || !om || !tau || !eng) {
+    if (!mu || !Z || !om1 || !tau || !eng) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -236,14 +243,20 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     }
     uint64_t seed = 0x5d1b2c3a4e6f7081ULL;
     size_t k = 0, bs = N < BS ? N : BS;
-    /* the first pass: ‖U‖² and the first samples */
-    A = skf_malloc_array(N * bs, sizeof *A);
+    /* the first pass: ‖U‖² and the first two blocks of samples (as below;
+     * each Ω drawn as if alone: the seed's next F3·b signs) */
+    size_t b1 = N - bs < BS ? N - bs : BS, have = bs + b1;
+    if (bs > kmax)
+        b1 = 0, have = bs;
+    A = skf_malloc_array(N * have, sizeof *A);
     if (!A) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
-    test_matrix(&seed, F3 * bs, om);
-    if (!pass(c, mu, Um, NP, eng, NULL, 0, NULL, om, bs, A)) {
+    test_matrix(&seed, F3 * bs, om1);
+    if (b1)
+        test_matrix(&seed, F3 * b1, om1 + F3 * bs);
+    if (!pass(c, mu, Um, NP, eng, NULL, 0, NULL, om1, bs, om1 + F3 * bs, b1, A)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -302,23 +315,35 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
             est = 0;
             met = true;
         }
-        /* One pass: the next samples (Z = UᵀQ waits for the whole Q, below) */
+        /* The next samples (Z = UᵀQ waits for the whole Q, below): already
+         * taken by the previous pass, or one pass now for two blocks — this
+         * one's and the next's (its Ω the seed's next draws, as a later
+         * pass would take them), so U is streamed once per two blocks; the
+         * second block's raw samples wait in A's next columns. */
         size_t bn = met ? 0 : N - kn < BS ? N - kn : BS;
-        double *An = skf_realloc_array(A, N * (kn + bn > 0 ? kn + bn : 1), sizeof *A);
+        k = kn;
+        bs = bn;
+        if (!bn)
+            break;
+        if (kn < have)
+            continue; /* this block's samples came with the last pass */
+        size_t kn2 = kn + bn, b2 = N - kn2 < BS ? N - kn2 : BS;
+        if (kn2 > kmax)
+            b2 = 0; /* the growth stops after this block: the second is never read */
+        double *An = skf_realloc_array(A, N * (kn2 + b2), sizeof *A);
         if (!An) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
         A = An;
-        k = kn;
-        bs = bn;
-        if (!bn)
-            break;
-        test_matrix(&seed, F3 * bn, om);
-        if (!pass(c, mu, Um, NP, NULL, NULL, 0, NULL, om, bn, A + kn * N)) {
+        test_matrix(&seed, F3 * bn, om1);
+        if (b2)
+            test_matrix(&seed, F3 * b2, om1 + F3 * bn);
+        if (!pass(c, mu, Um, NP, NULL, NULL, 0, NULL, om1, bn, om1 + F3 * bn, b2, A + kn * N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
+        have = kn2 + b2;
     }
     if (!met)
         goto done; /* not worth it: no reduction */
@@ -409,7 +434,7 @@ done:
     skf_free(Um);
     skf_free(mu);
     skf_free(Z);
-    skf_free(om);
+    skf_free(om1);
     skf_free(tau);
     skf_free(eng);
     skf_free(s);
