@@ -37,7 +37,7 @@
 /* Solve the (p+1)x(p+1) KKT system by Gaussian elimination with partial
  * pivoting. A tiny ridge on Q_PP keeps collinear columns solvable. Returns
  * false when singular. */
-NNLS_INLINE bool kkt_solve(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
+NNLS_INLINE bool kkt_body(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
                       double *z, double *lambda)
 {
     double M[(NNLS_MAX + 1) * (NNLS_MAX + 2)];
@@ -88,6 +88,27 @@ NNLS_INLINE bool kkt_solve(size_t n, const double *Q, const double *c, const siz
     memcpy(z, x, p * sizeof *z);
     *lambda = x[p];
     return true;
+}
+
+/* kkt_body instantiated per passive-set size p = 1..8 (the elimination's
+ * loops then have constant bounds), the generic one above that. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static bool kkt_solve(size_t n, const double *Q, const double *c, const size_t *P, size_t p, double *z,
+                      double *lambda)
+{
+    switch (p) {
+    case 1: return kkt_body(n, Q, c, P, 1, z, lambda);
+    case 2: return kkt_body(n, Q, c, P, 2, z, lambda);
+    case 3: return kkt_body(n, Q, c, P, 3, z, lambda);
+    case 4: return kkt_body(n, Q, c, P, 4, z, lambda);
+    case 5: return kkt_body(n, Q, c, P, 5, z, lambda);
+    case 6: return kkt_body(n, Q, c, P, 6, z, lambda);
+    case 7: return kkt_body(n, Q, c, P, 7, z, lambda);
+    case 8: return kkt_body(n, Q, c, P, 8, z, lambda);
+    default: return kkt_body(n, Q, c, P, p, z, lambda);
+    }
 }
 
 int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w)
