@@ -9,7 +9,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-dev
       liblapacke-dev libopenblas-dev libomp-dev libsuitesparse-dev
       openmpi-bin libopenmpi-dev libassimp-dev
       librsvg2-dev libcairo2-dev nodejs npm python3
-      blender                  # Blender 3.4: the second playback client of tests/blender/
+      blender python3-numpy    # Blender 3.4: the second playback client of tests/blender/ (its glTF
+                               # importer needs numpy, which the package does not depend on)
       emscripten node-acorn)   # the WebAssembly core (scripts/web.sh); emscripten 3.1.6 needs node-acorn
 # Optional: headless Chromium for browser checks (tests skip visibly without it).
 optional=(chromium)
