@@ -64,7 +64,9 @@
  * over the rounds, which would leave the tree's edges describing bones that
  * no longer stand where they were chosen. By the rule, the rounds end when
  * both the best energy and the kept joints have settled (each joint moved by
- * ≤ tol of its bone's length a round over the window): along a joint
+ * ≤ tol of its bone's length a round over the window, or by less than
+ * the energy can resolve: moved alone by its drift it changes the energy
+ * by ≤ the energy rule's allowance): along a joint
  * between two bones that turn a few degrees relative to each other the
  * energy is nearly flat, and an energy-only rule stopped while that joint
  * was still moving.
@@ -276,7 +278,7 @@ static double constrained(const skfi_decompose_ctx *c, const skf_solver *solver,
  * the exact minimiser of E + prior over b and τ. */
 static skf_status refine_joints(const skfi_decompose_ctx *c, const skfi_contact *ct, const skf_decomposition *d,
                                 const int32_t *parent, const size_t *order, const bool *fixed, double *T, double *b,
-                                double *pr, skf_error *err)
+                                double *pr, double *curv, skf_error *err)
 {
     size_t N = c->N, F = c->F, B = d->bone_count, K = d->max_influences;
     skf_status st = SKF_OK;
@@ -297,6 +299,8 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skfi_contact 
     }
     if (pr)
         memset(pr, 0, 16 * B * sizeof *pr);
+    if (curv)
+        memset(curv, 0, 9 * B * sizeof *curv);
     size_t n = 0;
     for (size_t k = 0; k < B; ++k) {
         if (parent[k] < 0)
@@ -317,6 +321,8 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skfi_contact 
         double U[9], sv[3], W[9];
         skf_svd3(A, U, sv, W);
         base[k] = n;
+        if (curv) /* Σ_f D_fkᵀ D_fk, times Σ_j W̃_jk² below */
+            memcpy(curv + 9 * k, A, 9 * sizeof *curv);
         for (int q2 = 0; q2 < 3; ++q2) {
             bool weak = !(sv[q2] > REFINE_WEAK * sv[0] && sv[q2] > 1e-12 * (double)F);
             memcpy(V + 9 * k + 3 * nk[k], W + 3 * q2, 3 * sizeof *V);
@@ -439,6 +445,9 @@ static skf_status refine_joints(const skfi_decompose_ctx *c, const skfi_contact 
          * (Σ_j W̃_jk²) σ_0, σ_0 the largest eigenvalue of Σ_f D_fkᵀ D_fk (no
          * shared vertex: m_k = b_k, the coordinate stays) */
         double skk = fmax(SS[k * B + k] - sumW[k] * sumW[k] * invN, 0);
+        if (curv)
+            for (int e = 0; e < 9; ++e)
+                curv[9 * k + (size_t)e] *= skk;
         double dm[3] = {0};
         if (pm[4 * k + 3] > 0)
             for (int e = 0; e < 3; ++e)
@@ -774,6 +783,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     double *pr = skf_calloc(16 * B, sizeof *pr); /* the joint step's prior terms */
     double *btry = skf_malloc_array(3 * B, sizeof *btry), *bprev = skf_malloc_array(3 * B, sizeof *bprev);
     double *jbest = skf_malloc_array(3 * B, sizeof *jbest);
+    double *curv = skf_calloc(9 * B, sizeof *curv); /* each joint's data curvature (refine_joints) */
     bool *fixed = skf_calloc(B, sizeof *fixed);
     double *wbest = skf_malloc_array(N * K, sizeof *wbest);
     uint32_t *bbest = skf_malloc_array(N * K, sizeof *bbest);
@@ -791,7 +801,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     skfi_contact ct = {0}; /* skin contact across separate mesh parts (contact.c) */
     double *sup_w = NULL;
     if (!S || !Mc || !mass || !cost || !jp || !parent || !b || !bind || !off || !cb || !cw ||
-        !Tcur || !Tbest || !Tnext || !Ttry || !pr || !btry || !bprev || !jbest || !fixed || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
+        !Tcur || !Tbest || !Tnext || !Ttry || !pr || !btry || !bprev || !jbest || !curv || !fixed || !wbest || !bbest || !key || !dist || !in || !ecc || !queue || !hops) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the skeleton");
         goto done;
     }
@@ -1006,7 +1016,7 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
         }
         double Eprev = DBL_MAX;
         for (size_t a = 0; a < JOINT_ALTERNATIONS; ++a) {
-            if ((st = refine_joints(c, &ct, d, parent, queue, fixed, Tcur, b, pr, err)))
+            if ((st = refine_joints(c, &ct, d, parent, queue, fixed, Tcur, b, pr, curv, err)))
                 goto done;
             if ((st = project(c, solver, &skel, b, bind, Tcur, Tnext, &E, err)))
                 goto done;
@@ -1021,11 +1031,30 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
          * minimises; on E alone the tries ran along weak directions and a
          * Walk joint ended 22 % of the diagonal off) falls below the plain
          * round's, then η grows (×1.5, at most 3), else η falls back to 1
-         * (the plain round stands). One more constrained solve a try. */
+         * (the plain round stands). One more constrained solve a try. The
+         * extrapolation leaves each joint's weak directions (where the
+         * prior holds it) at the plain round's value. */
         if (r > 0 && rb_prev == r - 1 && !dropped_now) {
             if (eta > 1) {
-                for (size_t e = 0; e < 3 * B; ++e)
-                    btry[e] = bprev[e] + eta * (b[e] - bprev[e]);
+                for (size_t i = 0; i < B; ++i) {
+                    /* the extrapolation, less its part along the joint step's
+                     * weak directions (pr: μ > 0), where the prior holds the
+                     * joint at its centroid: extrapolated there, the prior
+                     * rose 10⁶-fold and the Trot rejected every try */
+                    const double *bi = b + 3 * i, *bo = bprev + 3 * i, *pq = pr + 16 * i;
+                    double ex[3];
+                    for (int q = 0; q < 3; ++q)
+                        ex[q] = (eta - 1) * (bi[q] - bo[q]);
+                    for (size_t a = 0; a < (size_t)pq[15]; ++a) {
+                        if (!(pq[9 + a] > 0))
+                            continue;
+                        double t = pq[3 * a] * ex[0] + pq[3 * a + 1] * ex[1] + pq[3 * a + 2] * ex[2];
+                        for (int q = 0; q < 3; ++q)
+                            ex[q] -= t * pq[3 * a + (size_t)q];
+                    }
+                    for (int q = 0; q < 3; ++q)
+                        btry[3 * i + (size_t)q] = bi[q] + ex[q];
+                }
                 memcpy(Ttry, Tcur, F * B * 12 * sizeof *Ttry);
                 double Et;
                 if ((st = project(c, solver, &skel, btry, bind, Ttry, Tnext, &Et, err)))
@@ -1080,7 +1109,20 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                 double mv2 = 0;
                 for (int q = 0; q < 3; ++q)
                     mv2 += (bi[q] - bo[q]) * (bi[q] - bo[q]);
-                settled = sqrt(mv2) <= tol * (double)patience * dist[i];
+                double dq[3] = {bi[0] - bo[0], bi[1] - bo[1], bi[2] - bo[2]}, cst = 0;
+                const double *C = curv + 9 * i;
+                for (int u = 0; u < 3; ++u)
+                    for (int v = 0; v < 3; ++v)
+                        cst += dq[u] * C[v * 3 + u] * dq[v];
+                /* or the energy cannot resolve the move: moved alone by
+                 * it, the joint changes E by ≤ the energy rule's allowance
+                 * (δᵀ C_i δ, C_i = (Σ_j W̃_ji²) Σ_f D_fiᵀ D_fi, the joint
+                 * step's normal block without the prior: two of the Trot's
+                 * joints moved 10-15× the allowance above at 0.01-0.6 of
+                 * this one) */
+                bool near = sqrt(mv2) <= tol * (double)patience * dist[i];
+                bool flat = !fixed[i] && cst <= tol * (double)patience * hist[r - patience];
+                settled = near || flat;
             }
         }
     }
@@ -1123,6 +1165,7 @@ done:
     skf_free(btry);
     skf_free(bprev);
     skf_free(jbest);
+    skf_free(curv);
     skf_free(fixed);
     skf_free(wbest);
     skf_free(bbest);
