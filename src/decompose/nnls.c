@@ -29,15 +29,15 @@
  * instance. The operations and their order are the same in every instance
  * (no contraction: -ffp-contract=off, CMakeLists.txt), so the same bits. */
 #if defined(__GNUC__) || defined(__clang__)
-#define NNLS_INLINE static inline __attribute__((always_inline))
+#define NNLS_ALWAYS_INLINE __attribute__((always_inline))
 #else
-#define NNLS_INLINE static inline
+#define NNLS_ALWAYS_INLINE
 #endif
 
 /* Solve the (p+1)x(p+1) KKT system by Gaussian elimination with partial
  * pivoting. A tiny ridge on Q_PP keeps collinear columns solvable. Returns
  * false when singular. */
-NNLS_INLINE bool kkt_body(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
+static inline NNLS_ALWAYS_INLINE bool kkt_body(size_t n, const double *Q, const double *c, const size_t *P, size_t p,
                       double *z, double *lambda)
 {
     double M[(NNLS_MAX + 1) * (NNLS_MAX + 2)];
@@ -116,7 +116,7 @@ int skf_nnls_simplex(size_t n, const double *Q, const double *c, double *w)
     return skf_nnls_simplex_start(n, Q, c, NULL, w);
 }
 
-NNLS_INLINE int nnls_body(size_t n, const double *Q, const double *c, const bool *start, double *w)
+static inline NNLS_ALWAYS_INLINE int nnls_body(size_t n, const double *Q, const double *c, const bool *start, double *w)
 {
     memset(w, 0, n * sizeof *w);
     /* Best single bone: f(e_i) = ½ Q_ii − c_i. */
