@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Route jansson's allocations through skf_malloc / skf_free, once per
  * process (pthread_once; safe to call from any thread, any number of times).
@@ -40,5 +41,15 @@ json_t *skfi_json_load_file(const char *path, size_t flags, json_error_t *je, bo
  * the error's place. The descriptor is closed on every return. */
 skf_status skfi_read_fd_limits(int fd, const char *path, const skf_limits *limits,
                                skf_limit_id id, uint8_t **data, size_t *size, skf_error *err);
+
+/* A 64-bit key with an item index (spatial hashing: a grid cell's key and
+ * the vertex or triangle in it; decompose/contact.c,
+ * surface/deformation_transfer.c). skfi_keyed_cmp orders by key, then by
+ * index, so qsort gives one order whatever its algorithm (ties broken). */
+typedef struct skfi_keyed {
+    uint64_t key;
+    uint32_t v;
+} skfi_keyed;
+int skfi_keyed_cmp(const void *a, const void *b);
 
 #endif

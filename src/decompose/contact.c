@@ -14,6 +14,7 @@
  * bounded density. The units match the shared weight Σ_j w_aj w_bj: about
  * one per touching vertex. This construction is ours. */
 #include "decompose_internal.h"
+#include "base/base_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -27,19 +28,6 @@ static uint64_t cell_key(long long x, long long y, long long z)
            ((uint64_t)(z + (1 << 20)) & 0x1fffff);
 }
 
-/* sort vertices by cell key (insertion-free: counting via a sort of pairs) */
-typedef struct {
-    uint64_t key;
-    uint32_t v;
-} keyed;
-
-static int keyed_cmp(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->v < y->v ? -1 : x->v > y->v;
-}
 
 skf_status skfi_contact_build(const skfi_decompose_ctx *c, skfi_contact *ct, skf_error *err)
 {
@@ -51,7 +39,7 @@ skf_status skfi_contact_build(const skfi_decompose_ctx *c, skfi_contact *ct, skf
     skf_status st = SKF_OK;
     uint32_t *comp = skf_malloc_array(N, sizeof *comp);
     uint32_t *stack = skf_malloc_array(N, sizeof *stack);
-    keyed *ks = skf_malloc_array(N, sizeof *ks);
+    skfi_keyed *ks = skf_malloc_array(N, sizeof *ks);
     long long *cell = skf_malloc_array(3 * N, sizeof *cell);
     ct->v = skf_malloc_array(2 * N, sizeof *ct->v);
     if (!comp || !stack || !ks || !cell || !ct->v) {
@@ -103,7 +91,7 @@ skf_status skfi_contact_build(const skfi_decompose_ctx *c, skfi_contact *ct, skf
         ks[j].key = cell_key(cell[3 * j], cell[3 * j + 1], cell[3 * j + 2]);
         ks[j].v = (uint32_t)j;
     }
-    qsort(ks, N, sizeof *ks, keyed_cmp);
+    qsort(ks, N, sizeof *ks, skfi_keyed_cmp);
     for (size_t j = 0; j < N; ++j) {
         if (c->rep[j] != j)
             continue; /* a seam twin is the same point */

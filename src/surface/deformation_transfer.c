@@ -48,6 +48,7 @@
 #include "skinfit/math.h"
 
 #include "surface_internal.h"
+#include "base/base_internal.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -388,18 +389,6 @@ static uint32_t uf_find(uint32_t *p, uint32_t x)
     return x;
 }
 
-typedef struct cell_key {
-    uint64_t key;
-    uint32_t v;
-} cell_key;
-
-static int cmp_cell(const void *a, const void *b)
-{
-    const cell_key *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->v < y->v ? -1 : x->v > y->v;
-}
 
 static uint64_t cell_hash(int64_t x, int64_t y, int64_t z)
 {
@@ -413,7 +402,7 @@ static skf_status glue_pieces(skf_deformation_transfer *dt, const double *rest, 
 {
     size_t nt = dt->nt;
     uint32_t *uf = skf_malloc_array(nt, sizeof(uint32_t)), *glue = skf_malloc_array(nt, sizeof(uint32_t));
-    cell_key *cells = skf_malloc_array(nt, sizeof *cells);
+    skfi_keyed *cells = skf_malloc_array(nt, sizeof *cells);
     skf_status st = SKF_OK;
     if (!uf || !glue || !cells) {
         st = skf_fail(err, SKF_ERR_NOMEM, "deformation transfer: out of memory");
@@ -446,7 +435,7 @@ static skf_status glue_pieces(skf_deformation_transfer *dt, const double *rest, 
         cells[v].key = cell_hash((int64_t)floor(p[0] / cell), (int64_t)floor(p[1] / cell), (int64_t)floor(p[2] / cell));
         cells[v].v = (uint32_t)v;
     }
-    qsort(cells, nt, sizeof *cells, cmp_cell);
+    qsort(cells, nt, sizeof *cells, skfi_keyed_cmp);
 #pragma omp parallel for schedule(dynamic, 256)
     for (size_t v = 0; v < nt; ++v) {
         const double *p = rest + 3 * v;
