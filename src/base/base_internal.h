@@ -51,5 +51,8 @@ typedef struct skfi_keyed {
     uint32_t v;
 } skfi_keyed;
 int skfi_keyed_cmp(const void *a, const void *b);
+/* The first position in a[0..n) (sorted by skfi_keyed_cmp) whose key is not
+ * below key; n when there is none. */
+size_t skfi_keyed_lower_bound(const skfi_keyed *a, size_t n, uint64_t key);
 
 #endif

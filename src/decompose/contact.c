@@ -102,14 +102,7 @@ skf_status skfi_contact_build(const skfi_decompose_ctx *c, skfi_contact *ct, skf
             for (int dy = -1; dy <= 1; ++dy)
                 for (int dz = -1; dz <= 1; ++dz) {
                     uint64_t key = cell_key(cell[3 * j] + dx, cell[3 * j + 1] + dy, cell[3 * j + 2] + dz);
-                    size_t lo = 0, hi = N; /* the cell's first entry */
-                    while (lo < hi) {
-                        size_t mid = lo + (hi - lo) / 2;
-                        if (ks[mid].key < key)
-                            lo = mid + 1;
-                        else
-                            hi = mid;
-                    }
+                    size_t lo = skfi_keyed_lower_bound(ks, N, key); /* the cell's first entry */
                     for (size_t e = lo; e < N && ks[e].key == key; ++e) {
                         size_t k = ks[e].v;
                         if (comp[k] == comp[j] || c->rep[k] != k)

@@ -446,14 +446,7 @@ static skf_status glue_pieces(skf_deformation_transfer *dt, const double *rest, 
             for (int dy = -1; dy <= 1; ++dy)
                 for (int dz = -1; dz <= 1; ++dz) {
                     uint64_t key = cell_hash(cx + dx, cy + dy, cz + dz);
-                    size_t lo = 0, hi = nt;
-                    while (lo < hi) {
-                        size_t mid = (lo + hi) / 2;
-                        if (cells[mid].key < key)
-                            lo = mid + 1;
-                        else
-                            hi = mid;
-                    }
+                    size_t lo = skfi_keyed_lower_bound(cells, nt, key);
                     for (size_t i = lo; i < nt && cells[i].key == key; ++i) {
                         uint32_t w = cells[i].v;
                         if (uf[w] == uf[v])
