@@ -1013,9 +1013,9 @@ static void repivot_start(skf_rotonly *r)
                     H[3 * cc + rr] += am[cc] - am[3] * bi[cc];
             }
         }
-        for (size_t c = 0; c < B; ++c) {
-            if (r->parent[c] != (int32_t)i)
-                continue;
+        const size_t ni = r->pos[i];
+        for (size_t at = r->nch_off[ni]; at < r->nch_off[ni + 1]; ++at) {
+            const size_t c = r->bone_at[r->nch[at]];
             const double *Mc = self_moment(r->s, c);
             const double mu = SKF_ROTONLY_REPIVOT_CHILD * (Mc ? Mc[15] : 0);
             double t[3];
