@@ -302,6 +302,36 @@ static void large_rules(int tree)
     clip_case_free(&k);
 }
 
+/* What backtrack_rule and repivot_rule tally over a clip's frame pairs
+ * (a: the option on, b: without it, again: a restarted from its result). */
+typedef struct pair_tally {
+    int it[2], fac[2], bt[2], rp[2], capped;
+    double gain, len, de_lo, de_hi, e0[2];
+} pair_tally;
+
+static void pair_tally_add(pair_tally *t, int f, const skf_rotonly_stats *a, const skf_rotonly_stats *b,
+                           const skf_rotonly_stats *again)
+{
+    if (f == 0) {
+        t->e0[0] = a->energy_start;
+        t->e0[1] = b->energy_start;
+    }
+    t->it[0] += a->iterations;
+    t->it[1] += b->iterations;
+    t->fac[0] += a->factorizations;
+    t->fac[1] += b->factorizations;
+    t->bt[0] += a->backtracked;
+    t->bt[1] += b->backtracked;
+    t->rp[0] += a->repivoted;
+    t->rp[1] += b->repivoted;
+    t->capped += a->hit_cap + again->hit_cap;
+    t->gain = fmax(t->gain, (a->residual - again->residual) / a->residual);
+    t->len = fmax(t->len, a->max_length_error);
+    const double de = (a->residual - b->residual) / b->residual;
+    t->de_lo = fmin(t->de_lo, de);
+    t->de_hi = fmax(t->de_hi, de);
+}
+
 /* docs/solver.md D6e on the random joint tree (141 joints, ≥ 128: the rule
  * is on), against backtrack = −1 on the same clip (each object chains its own
  * previous results): steps are taken shortened, and the clip needs fewer
@@ -320,35 +350,23 @@ static void backtrack_rule(void)
     CHECK(skf_rotonly_new(k.s, &k.sk, NULL, &on, &err) == SKF_OK);
     CHECK(skf_rotonly_new(k.s, &k.sk, &off, &plain, &err) == SKF_OK);
     static double Ta[12 * NJ], Tb[12 * NJ];
-    int it[2] = {0, 0}, fac[2] = {0, 0}, bt[2] = {0, 0}, capped = 0;
-    double gain = 0, len = 0, de_lo = 0, de_hi = 0;
+    pair_tally t = {0};
     for (int f = 0; f < NF; ++f) {
         skf_rotonly_stats a, b, again;
         frame_pair(on, plain, &k, f, Ta, Tb, &a, &b, &again);
-        it[0] += a.iterations;
-        it[1] += b.iterations;
-        fac[0] += a.factorizations;
-        fac[1] += b.factorizations;
-        bt[0] += a.backtracked;
-        bt[1] += b.backtracked;
-        capped += a.hit_cap + again.hit_cap;
-        gain = fmax(gain, (a.residual - again.residual) / a.residual);
-        len = fmax(len, a.max_length_error);
-        const double de = (a.residual - b.residual) / b.residual;
-        de_lo = fmin(de_lo, de);
-        de_hi = fmax(de_hi, de);
+        pair_tally_add(&t, f, &a, &b, &again);
     }
     printf("random joint tree, backtracking (D6e): %d steps shortened, %d iterations, %d factorisations; "
            "without: %d, %d, %d; %d at the cap; restart gains ≤ %.3g of E; length error ≤ %.2g; energy vs "
            "without %+.3g … %+.3g relative\n",
-           bt[0], it[0], fac[0], bt[1], it[1], fac[1], capped, gain, len, de_lo, de_hi);
-    CHECK(bt[0] > 0);
-    CHECK(bt[1] == 0);
-    CHECK(fac[0] < fac[1]);
-    CHECK(it[0] < it[1]);
-    CHECK(capped == 0);
-    CHECK(gain <= 1e-9);
-    CHECK(len < 1e-9);
+           t.bt[0], t.it[0], t.fac[0], t.bt[1], t.it[1], t.fac[1], t.capped, t.gain, t.len, t.de_lo, t.de_hi);
+    CHECK(t.bt[0] > 0);
+    CHECK(t.bt[1] == 0);
+    CHECK(t.fac[0] < t.fac[1]);
+    CHECK(t.it[0] < t.it[1]);
+    CHECK(t.capped == 0);
+    CHECK(t.gain <= 1e-9);
+    CHECK(t.len < 1e-9);
     skf_rotonly_free(on);
     skf_rotonly_free(plain);
     clip_case_free(&k);
@@ -371,38 +389,22 @@ static void repivot_rule(int tree)
     CHECK(skf_rotonly_new(k.s, &k.sk, &opt, &on, &err) == SKF_OK);
     CHECK(skf_rotonly_new(k.s, &k.sk, NULL, &plain, &err) == SKF_OK);
     static double Ta[12 * NJ], Tb[12 * NJ];
-    int it[2] = {0, 0}, fac[2] = {0, 0}, rp[2] = {0, 0}, capped = 0;
-    double gain = 0, len = 0, de_lo = 0, de_hi = 0, e0[2] = {0, 0};
+    pair_tally t = {0};
     for (int f = 0; f < NF; ++f) {
         skf_rotonly_stats a, b, again;
         frame_pair(on, plain, &k, f, Ta, Tb, &a, &b, &again);
-        if (f == 0) {
-            e0[0] = a.energy_start;
-            e0[1] = b.energy_start;
-        }
-        it[0] += a.iterations;
-        it[1] += b.iterations;
-        fac[0] += a.factorizations;
-        fac[1] += b.factorizations;
-        rp[0] += a.repivoted;
-        rp[1] += b.repivoted;
-        capped += a.hit_cap + again.hit_cap;
-        gain = fmax(gain, (a.residual - again.residual) / a.residual);
-        len = fmax(len, a.max_length_error);
-        const double de = (a.residual - b.residual) / b.residual;
-        de_lo = fmin(de_lo, de);
-        de_hi = fmax(de_hi, de);
+        pair_tally_add(&t, f, &a, &b, &again);
     }
     printf("%s, re-pivoted start (D6g): %d of %d frames re-pivoted, frame 1 starts at %.6g (plain %.6g), "
            "%d iterations, %d factorisations; plain: %d, %d; %d at the cap; restart gains ≤ %.3g of E; "
            "length error ≤ %.2g; energy vs plain %+.3g … %+.3g relative\n",
-           tree ? "random joint tree" : "10 chains x 14", rp[0], NF, e0[0], e0[1], it[0], fac[0], it[1], fac[1],
-           capped, gain, len, de_lo, de_hi);
-    CHECK(rp[1] == 0);
-    CHECK(e0[0] <= e0[1]);
-    CHECK(capped == 0);
-    CHECK(gain <= 1e-9);
-    CHECK(len < 1e-9);
+           tree ? "random joint tree" : "10 chains x 14", t.rp[0], NF, t.e0[0], t.e0[1], t.it[0], t.fac[0],
+           t.it[1], t.fac[1], t.capped, t.gain, t.len, t.de_lo, t.de_hi);
+    CHECK(t.rp[1] == 0);
+    CHECK(t.e0[0] <= t.e0[1]);
+    CHECK(t.capped == 0);
+    CHECK(t.gain <= 1e-9);
+    CHECK(t.len < 1e-9);
     skf_rotonly_free(on);
     skf_rotonly_free(plain);
     clip_case_free(&k);
