@@ -666,7 +666,7 @@ static void test_creature_reseed(void)
         check_weights(d[off], "creature reseed");
     }
     if (d[0]) {
-        CHECK(!d[0]->hit_cap);
+        CHECK(!d[0]->hit_cap && d[0]->floor_reached); /* converged, by the floor (~350 alternations) */
         CHECK(d[0]->reseeded > 0 && d[0]->reseeded <= 30);
     }
     if (d[1]) {
