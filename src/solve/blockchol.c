@@ -169,6 +169,10 @@ void skfi_bchol_release(skfi_bchol *c)
     skf_free(c->jl_off);
     skf_free(c->jl);
     skf_free(c->cur);
+    skf_free(c->xe);
+    skf_free(c->pat);
+    skf_free(c->ld_src);
+    skf_free(c->ld_dst);
     memset(c, 0, sizeof *c);
 }
 
@@ -188,6 +192,10 @@ skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern)
     if (!g || !deg || !nbr || !soff || !done || !c->perm || !c->iperm || !c->col_off)
         goto fail;
     memcpy(g, pattern, n * W * sizeof *g);
+    c->pat = skf_malloc_array(n * W > 0 ? n * W : 1, sizeof *c->pat);
+    if (!c->pat)
+        goto fail;
+    memcpy(c->pat, pattern, n * W * sizeof *c->pat);
     for (size_t v = 0; v < n; ++v) {
         g[v * W + v / 64] &= ~((uint64_t)1 << (v % 64));
         deg[v] = 0;
@@ -312,12 +320,19 @@ skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern)
     const size_t t1 = c->t1, nd = n - t1;
     c->dn_ld = (3 * nd + 3) / 4 * 4;
     c->dn = skf_malloc_array(c->dn_ld * c->dn_ld > 0 ? c->dn_ld * c->dn_ld : 1, sizeof *c->dn);
-    c->P = skf_malloc_array(3 * t1 * c->dn_ld > 0 ? 3 * t1 * c->dn_ld : 1, sizeof *c->P);
+    c->P = skf_calloc(3 * t1 * c->dn_ld > 0 ? 3 * t1 * c->dn_ld : 1, sizeof *c->P);
     c->jl_off = skf_calloc(nd + 1, sizeof *c->jl_off);
     c->L = skf_malloc_array(9 * (c->col_off[t1] > 0 ? c->col_off[t1] : 1), sizeof *c->L);
     c->jl = skf_malloc_array(c->col_off[t1] > 0 ? c->col_off[t1] : 1, sizeof *c->jl);
     c->cur = skf_malloc_array(nd > 0 ? nd : 1, sizeof *c->cur);
-    if (!c->L || !c->dn || !c->P || !c->jl_off || !c->jl || !c->cur)
+    {
+        size_t mc = 1;
+        for (size_t t = 0; t < t1; ++t)
+            if (c->col_off[t + 1] - c->col_off[t] - 1 > mc)
+                mc = c->col_off[t + 1] - c->col_off[t] - 1;
+        c->xe = skf_malloc_array(72 * mc, sizeof *c->xe);
+    }
+    if (!c->L || !c->dn || !c->P || !c->jl_off || !c->jl || !c->cur || !c->xe)
         goto fail;
     /* by dense node J: the sparse columns t whose structure holds it, ascending */
     for (size_t t = 0; t < t1; ++t)
@@ -394,62 +409,17 @@ SKF_TARGET_AVX2 static void syrk_avx2(const skfi_bchol *c, double *a, const doub
 }
 #endif
 
-/* Load A's lower envelope (3×3 blocks by node) in elimination steps: block
- * (R, C) of A goes to (tR, tC) or, transposed, (tC, tR) — the blocks of the
- * sparse columns (dense false) or the dense part (true). An envelope block
- * outside the pattern is zero. */
-static void load(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A, bool dense)
+/* The sparse columns t < t1, right-looking by 3×3 blocks through the block
+ * table. Each column's blocks are expanded once (xe: per block, for k = 0..2,
+ * the 9-vectors X(e/3, k) and X(e%3, k), e = 0..8, padded to 12) so that an
+ * update Z −= X Yᵀ of a later block runs on vectors: entry (p, q) gets
+ * X(p, 0)Y(q, 0), X(p, 1)Y(q, 1), X(p, 2)Y(q, 2) subtracted one at a time in
+ * that order, the textbook order of the scalar loop it replaces (the same
+ * bits). Returns 0, or 3t + p + 1 when pivot 3t + p is not positive. */
+static SKF_INL size_t sparse_body(skfi_bchol *c)
 {
-    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld;
-    double *L = c->L, *dn = c->dn;
-    for (size_t R = 0; R < n; ++R) {
-        const size_t tR = c->iperm[R];
-        if (dense && tR < t1)
-            continue;
-        for (size_t C = nfirst[R]; C <= R; ++C) {
-            const size_t tC = c->iperm[C];
-            const bool lower = tR >= tC;
-            const size_t ti = lower ? tR : tC, tj = lower ? tC : tR;
-            if ((tj >= t1) != dense)
-                continue;
-            const int32_t b = c->map[tj * n + ti];
-            if (b < 0)
-                continue;
-            for (int p = 0; p < 3; ++p) {
-                const double *Ar = A + eoff[3 * R + (size_t)p] + (3 * C - 3 * nfirst[R]);
-                for (int q = 0; q < 3 && (C < R || q <= p); ++q) {
-                    /* entry (3ti + pi, 3tj + qj) of the factor's lower part */
-                    const int pi = lower ? p : q, qj = lower ? q : p;
-                    if (!dense) {
-                        L[9 * (size_t)b + (size_t)(pi * 3 + qj)] = Ar[q];
-                        if (C == R)
-                            L[9 * (size_t)b + (size_t)(qj * 3 + pi)] = Ar[q];
-                    } else {
-                        dn[(3 * (tj - t1) + (size_t)qj) * ld + 3 * (ti - t1) + (size_t)pi] = Ar[q];
-                    }
-                }
-            }
-        }
-    }
-}
-
-double skfi_bchol_entry(const skfi_bchol *c, size_t i, size_t j)
-{
-    const size_t ti = i / 3, tj = j / 3;
-    if (tj >= c->t1)
-        return c->dn[(j - 3 * c->t1) * c->dn_ld + (i - 3 * c->t1)];
-    const int32_t b = c->map[tj * c->n + ti];
-    return b < 0 ? 0 : c->L[9 * (size_t)b + (i % 3) * 3 + j % 3];
-}
-
-size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A)
-{
-    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld;
-    double *L = c->L, *dn = c->dn;
-    /* the sparse columns' blocks from A; the dense part is loaded once they
-     * are factored (a non-positive pivot there stops before) */
-    memset(L, 0, 9 * c->col_off[t1] * sizeof *L);
-    load(c, nfirst, eoff, A, false);
+    const size_t n = c->n, t1 = c->t1;
+    double *L = c->L, *xe = c->xe;
     for (size_t t = 0; t < t1; ++t) {
         double *D = L + 9 * c->col_off[t];
         /* the diagonal block: D = chol(D) (lower; the upper part cleared) */
@@ -470,7 +440,7 @@ size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff
         /* the column: L(i, t) = A(i, t) D⁻ᵀ, row by row of each block */
         const size_t b0 = c->col_off[t] + 1, b1 = c->col_off[t + 1];
         for (size_t b = b0; b < b1; ++b) {
-            double *X = L + 9 * b;
+            double *X = L + 9 * b, *E = xe + 72 * (b - b0);
             for (int p = 0; p < 3; ++p)
                 for (int q = 0; q < 3; ++q) {
                     double v = X[p * 3 + q];
@@ -478,26 +448,142 @@ size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff
                         v -= X[p * 3 + k] * D[q * 3 + k];
                     X[p * 3 + q] = v / D[q * 3 + q];
                 }
+            for (int k = 0; k < 3; ++k) {
+                for (int e = 0; e < 9; ++e) {
+                    E[12 * k + e] = X[(e / 3) * 3 + k];
+                    E[36 + 12 * k + e] = X[(e % 3) * 3 + k];
+                }
+                E[12 * k + 9] = E[12 * k + 10] = E[12 * k + 11] = 0;
+                E[36 + 12 * k + 9] = E[36 + 12 * k + 10] = E[36 + 12 * k + 11] = 0;
+            }
         }
-        /* the update of the later sparse columns: A(i, k) −= L(i, t) L(k, t)ᵀ,
-         * the three products one at a time (the dense part's order) */
+        /* the update of the later sparse columns: A(i, k) −= L(i, t) L(k, t)ᵀ */
         for (size_t bk = b0; bk < b1 && c->row[bk] < t1; ++bk) {
             const size_t k = c->row[bk];
-            const double *Y = L + 9 * bk;
+            const double *Ye = xe + 72 * (bk - b0) + 36;
+            const skf_v4d y00 = ld4(Ye), y01 = ld4(Ye + 4), y10 = ld4(Ye + 12), y11 = ld4(Ye + 16);
+            const skf_v4d y20 = ld4(Ye + 24), y21 = ld4(Ye + 28);
+            const double y02 = Ye[8], y12 = Ye[20], y22 = Ye[32];
+            const int32_t *mk = c->map + k * n;
             for (size_t bi = bk; bi < b1; ++bi) {
-                const double *X = L + 9 * bi;
-                double *Z = L + 9 * (size_t)c->map[k * n + c->row[bi]];
-                for (int p = 0; p < 3; ++p)
-                    for (int q = 0; q < 3; ++q) {
-                        double z = Z[p * 3 + q];
-                        z -= X[p * 3] * Y[q * 3];
-                        z -= X[p * 3 + 1] * Y[q * 3 + 1];
-                        z -= X[p * 3 + 2] * Y[q * 3 + 2];
-                        Z[p * 3 + q] = z;
-                    }
+                const double *Xe = xe + 72 * (bi - b0);
+                double *Z = L + 9 * (size_t)mk[c->row[bi]];
+                skf_v4d z0 = ld4(Z), z1 = ld4(Z + 4);
+                double z2 = Z[8];
+                z0 -= ld4(Xe) * y00;
+                z1 -= ld4(Xe + 4) * y01;
+                z2 -= Xe[8] * y02;
+                z0 -= ld4(Xe + 12) * y10;
+                z1 -= ld4(Xe + 16) * y11;
+                z2 -= Xe[20] * y12;
+                z0 -= ld4(Xe + 24) * y20;
+                z1 -= ld4(Xe + 28) * y21;
+                z2 -= Xe[32] * y22;
+                st4(Z, z0);
+                st4(Z + 4, z1);
+                Z[8] = z2;
             }
         }
     }
+    return 0;
+}
+
+static size_t sparse_generic(skfi_bchol *c) { return sparse_body(c); }
+
+#ifdef SKF_LANES_AVX2
+SKF_TARGET_AVX2 static size_t sparse_avx2(skfi_bchol *c) { return sparse_body(c); }
+#endif
+
+/* The load of A's lower envelope (3×3 blocks by node) in elimination steps,
+ * once per envelope: block (R, C) of A goes to (tR, tC) or, transposed,
+ * (tC, tR) — entries of the sparse columns' blocks first (a diagonal block's
+ * upper part too), then of the dense part. Blocks outside the pattern given
+ * to skfi_bchol_analyse are zero in A and are left to the zeroing. */
+skf_status skfi_bchol_plan(skfi_bchol *c, const size_t *nfirst, const size_t *eoff)
+{
+    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld, W = (n + 63) / 64;
+    skf_free(c->ld_src);
+    skf_free(c->ld_dst);
+    c->ld_src = c->ld_dst = NULL;
+    c->ld_n = c->ld_ns = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        size_t at = 0;
+        for (int dense = 0; dense < 2; ++dense) {
+            for (size_t R = 0; R < n; ++R) {
+                const size_t tR = c->iperm[R];
+                if (dense && tR < t1)
+                    continue;
+                for (size_t C = nfirst[R]; C <= R; ++C) {
+                    if (!(c->pat[R * W + C / 64] >> (C % 64) & 1))
+                        continue;
+                    const size_t tC = c->iperm[C];
+                    const bool lower = tR >= tC;
+                    const size_t ti = lower ? tR : tC, tj = lower ? tC : tR;
+                    if ((tj >= t1) != (dense != 0))
+                        continue;
+                    const int32_t b = c->map[tj * n + ti];
+                    if (b < 0)
+                        continue;
+                    for (int p = 0; p < 3; ++p)
+                        for (int q = 0; q < 3 && (C < R || q <= p); ++q) {
+                            /* entry (3ti + pi, 3tj + qj) of the factor's lower part */
+                            const int pi = lower ? p : q, qj = lower ? q : p;
+                            const size_t src = eoff[3 * R + (size_t)p] + (3 * C - 3 * nfirst[R]) + (size_t)q;
+                            for (int mirror = 0; mirror < (!dense && C == R ? 2 : 1); ++mirror) {
+                                const size_t dst =
+                                    dense ? (3 * (tj - t1) + (size_t)qj) * ld + 3 * (ti - t1) + (size_t)pi
+                                    : mirror ? 9 * (size_t)b + (size_t)(qj * 3 + pi)
+                                             : 9 * (size_t)b + (size_t)(pi * 3 + qj);
+                                if (pass == 1) {
+                                    c->ld_src[at] = (uint32_t)src;
+                                    c->ld_dst[at] = (uint32_t)dst;
+                                }
+                                ++at;
+                            }
+                        }
+                }
+            }
+            if (pass == 1 && !dense)
+                c->ld_ns = at;
+        }
+        if (pass == 0) {
+            c->ld_n = at;
+            if (eoff[3 * n] > UINT32_MAX || 9 * c->col_off[t1] > UINT32_MAX || ld * ld > UINT32_MAX)
+                return SKF_ERR_NOMEM; /* beyond any skeleton */
+            c->ld_src = skf_malloc_array(at ? at : 1, sizeof *c->ld_src);
+            c->ld_dst = skf_malloc_array(at ? at : 1, sizeof *c->ld_dst);
+            if (!c->ld_src || !c->ld_dst)
+                return SKF_ERR_NOMEM;
+        }
+    }
+    return SKF_OK;
+}
+
+double skfi_bchol_entry(const skfi_bchol *c, size_t i, size_t j)
+{
+    const size_t ti = i / 3, tj = j / 3;
+    if (tj >= c->t1)
+        return c->dn[(j - 3 * c->t1) * c->dn_ld + (i - 3 * c->t1)];
+    const int32_t b = c->map[tj * c->n + ti];
+    return b < 0 ? 0 : c->L[9 * (size_t)b + (i % 3) * 3 + j % 3];
+}
+
+size_t skfi_bchol_factor(skfi_bchol *c, const double *A)
+{
+    const size_t n = c->n, t1 = c->t1, ld = c->dn_ld;
+    double *L = c->L, *dn = c->dn;
+    /* the sparse columns' blocks from A; the dense part is loaded once they
+     * are factored (a non-positive pivot there stops before) */
+    memset(L, 0, 9 * c->col_off[t1] * sizeof *L);
+    for (size_t e = 0; e < c->ld_ns; ++e)
+        L[c->ld_dst[e]] = A[c->ld_src[e]];
+#ifdef SKF_LANES_AVX2
+    const size_t sfail = skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2") ? sparse_avx2(c) : sparse_generic(c);
+#else
+    const size_t sfail = sparse_generic(c);
+#endif
+    if (sfail)
+        return sfail;
     if (t1 == n)
         return 0;
     /* the dense part's lower triangle (and the rows its tiles cross above
@@ -507,10 +593,10 @@ size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff
         const size_t i0 = j & ~(size_t)3;
         memset(dn + j * ld + i0, 0, (ld - i0) * sizeof *dn);
     }
-    load(c, nfirst, eoff, A, true);
-    if (t1 > 0) {
+    for (size_t e = c->ld_ns; e < c->ld_n; ++e)
+        dn[c->ld_dst[e]] = A[c->ld_src[e]];
+    if (t1 > 0) { /* P: the same entries every time, the others zero since analyse */
         double *P = c->P;
-        memset(P, 0, 3 * t1 * ld * sizeof *P);
         for (size_t t = 0; t < t1; ++t)
             for (size_t b = c->col_off[t] + 1; b < c->col_off[t + 1]; ++b) {
                 if (c->row[b] < t1)

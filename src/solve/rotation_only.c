@@ -109,6 +109,8 @@ struct skf_rotonly {
     bool prop;
     size_t *nch_off, *nch; /* [B+1], [B]: the children of node n, as nodes (ascending) */
     double *rrow;          /* [16B] one row's Σ_{k∈sub(b)} q_ak by column node b */
+    size_t *prow_off, *prow; /* [B+1], by rotation node row a: the column nodes b ≤ a whose slot
+                              can be nonzero (sub(a), sub(b) hold a co-influencing pair), ascending */
     /* the whole problem's factorisation in a minimum-degree order (blockchol.c,
      * D6d) instead of the envelope, on large rigs where it costs less */
     bool sparse;
@@ -290,7 +292,11 @@ static inline void minus_target_sums(const double *Ti, const double *Ci, double 
  * F(c, b) read from row c when b is not after c, else as the mirror of F(b, c)
  * (G transposed, g and h exchanged: M_ik is symmetric); a slot outside the
  * envelope is zero. Cost: Σ_rows (envelope length)·(2 + children) slots,
- * against Σ_pairs depth(i)·depth(k)/2 for the walk. Z_a, z_a the same way. */
+ * against Σ_pairs depth(i)·depth(k)/2 for the walk. Z_a, z_a the same way.
+ * Only the slots that can be nonzero are visited (prow: (a, b) with sub(a),
+ * sub(b) holding a co-influencing pair; docs/solver.md D6h): every other slot
+ * is a sum of nothing, exact zero, left at the zero acc and JᵀJ start with, so
+ * the sums and their order are those of the whole envelope. */
 static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
 {
     const skf_solver *s = r->s;
@@ -298,7 +304,12 @@ static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
     double *R = r->rrow;
     for (size_t ra = s0; ra <= e0; ++ra) {
         const size_t a = r->bone_at[ra], f = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0;
-        memset(R + 16 * f, 0, (ra - f + 1) * 16 * sizeof(double));
+        /* the row's slots that can be nonzero, from column f on (R is zero
+         * elsewhere: only these are written, and cleared after the row) */
+        size_t c0 = r->prow_off[ra];
+        const size_t c1 = r->prow_off[ra + 1];
+        while (c0 < c1 && r->prow[c0] < f)
+            ++c0;
         double Za[9] = {0}, za[3] = {0};
         if (s->mu[a] > 0) {
             const double *Ta = T + 12 * a, *Ca = r->ws.C + 12 * a;
@@ -322,16 +333,27 @@ static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
         }
         memcpy(r->accZ + 9 * a, Za, sizeof Za);
         memcpy(r->accz + 3 * a, za, sizeof za);
-        for (size_t rb = f; rb <= ra; ++rb) /* R(a, b) over sub(b) */
-            for (size_t at = r->nch_off[rb]; at < r->nch_off[rb + 1]; ++at) {
+        /* (local copies: the sums of each slot in registers, the same order) */
+        for (size_t pc = c0; pc < c1; ++pc) { /* R(a, b) over sub(b) */
+            const size_t rb = r->prow[pc], h0 = r->nch_off[rb], h1 = r->nch_off[rb + 1];
+            if (h0 == h1)
+                continue;
+            double d[16];
+            memcpy(d, R + 16 * rb, sizeof d);
+            for (size_t at = h0; at < h1; ++at) {
                 const size_t cn = r->nch[at];
-                if (cn >= f)
+                if (cn >= f) {
+                    const double *q = R + 16 * cn;
                     for (int e = 0; e < 16; ++e)
-                        R[16 * rb + e] += R[16 * cn + e];
+                        d[e] += q[e];
+                }
             }
-        for (size_t rb = f; rb <= ra; ++rb) {
-            double *d = r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16; /* slot (ra, rb) */
-            memcpy(d, R + 16 * rb, 16 * sizeof(double));
+            memcpy(R + 16 * rb, d, sizeof d);
+        }
+        for (size_t pc = c0; pc < c1; ++pc) {
+            const size_t rb = r->prow[pc];
+            double d[16];
+            memcpy(d, R + 16 * rb, sizeof d);
             for (size_t at = r->nch_off[ra]; at < r->nch_off[ra + 1]; ++at) {
                 const size_t cn = r->nch[at];
                 if (rb <= cn) { /* F(c, b) in row c */
@@ -354,7 +376,10 @@ static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
                     d[15] += q[15];
                 }
             }
+            memcpy(r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16, d, sizeof d); /* slot (ra, rb) */
         }
+        for (size_t pc = c0; pc < c1; ++pc)
+            memset(R + 16 * r->prow[pc], 0, 16 * sizeof(double));
     }
 }
 
@@ -409,12 +434,21 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
                 r->accz[3 * a + e] += zi[e];
         }
     }
-    memset(v->JtJ, 0, v->env_size * sizeof(double));
+    /* propagated sums, whole problem: only the slots that can be nonzero are
+     * written (the others stay at the zeros of the allocation) */
+    const bool sparse_slots = r->prop && v->full;
+    if (!sparse_slots)
+        memset(v->JtJ, 0, v->env_size * sizeof(double));
     for (size_t ra = s0; ra <= e0; ++ra) {
         const size_t a = r->bone_at[ra];
         const double *pa = r->p + 3 * a;
-        for (size_t rb = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0; rb <= ra; ++rb) {
-            const size_t b = r->bone_at[rb];
+        const size_t f = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0;
+        size_t pc = r->prop ? r->prow_off[ra] : 0;
+        const size_t pe = r->prop ? r->prow_off[ra + 1] : ra - f + 1;
+        while (r->prop && pc < pe && r->prow[pc] < f)
+            ++pc;
+        for (; pc < pe; ++pc) {
+            const size_t rb = r->prop ? r->prow[pc] : f + pc, b = r->bone_at[rb];
             const double *q = r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16, *pb = r->p + 3 * b;
             double Y[9]; /* column-major */
             for (int c = 0; c < 3; ++c)
@@ -654,8 +688,40 @@ static skf_status structure(skf_rotonly *r)
         prop += (double)(n - r->nfirst[n] + 1) * (double)(2 + r->nch_off[n + 1] - r->nch_off[n]);
     r->prop = r->sums == SKF_ROTONLY_SUMS_PROPAGATE ||
               (r->sums != SKF_ROTONLY_SUMS_WALK && B >= SKF_ROTONLY_BLOCK_MIN_JOINTS && prop < walk);
-    if (r->prop && !(r->rrow = skf_malloc_array(16 * B, sizeof *r->rrow)))
-        goto done;
+    if (r->prop) {
+        /* the slots that can be nonzero: (pos a, pos b), b ≤ a, a ∈ anc(i),
+         * b ∈ anc(k) for a co-influencing pair (i, k) (both orders: each pair
+         * is in both joints' lists) */
+        const size_t W = (B + 63) / 64;
+        uint64_t *bits = skf_calloc(B * W > 0 ? B * W : 1, sizeof *bits);
+        r->rrow = skf_calloc(16 * B, sizeof *r->rrow);
+        r->prow_off = skf_calloc(B + 1, sizeof *r->prow_off);
+        if (!bits || !r->rrow || !r->prow_off) {
+            skf_free(bits);
+            goto done;
+        }
+        for (size_t i = 0; i < B; ++i)
+            for (size_t at = s->nb_off[i]; at < s->nb_off[i + 1]; ++at)
+                for (int32_t a = (int32_t)i; a >= 0; a = r->parent[a])
+                    for (int32_t b = (int32_t)s->nb_bone[at]; b >= 0 && r->pos[b] <= r->pos[a]; b = r->parent[b])
+                        bits[r->pos[a] * W + r->pos[b] / 64] |= (uint64_t)1 << (r->pos[b] % 64);
+        for (size_t n = 0; n < B; ++n) {
+            size_t c = 0;
+            for (size_t w = 0; w < W; ++w)
+                c += (size_t)__builtin_popcountll(bits[n * W + w]);
+            r->prow_off[n + 1] = r->prow_off[n] + c;
+        }
+        r->prow = skf_malloc_array(r->prow_off[B] ? r->prow_off[B] : 1, sizeof *r->prow);
+        if (!r->prow) {
+            skf_free(bits);
+            goto done;
+        }
+        for (size_t n = 0, at = 0; n < B; ++n)
+            for (size_t w = 0; w < W; ++w)
+                for (uint64_t x = bits[n * W + w]; x; x &= x - 1)
+                    r->prow[at++] = 64 * w + (size_t)__builtin_ctzll(x);
+        skf_free(bits);
+    }
     /* D6d: a minimum-degree order where its factorisation costs less than half
      * the envelope's (its updates go through a block table: fewer operations
      * per second than the envelope's contiguous sums) */
@@ -689,7 +755,8 @@ static skf_status structure(skf_rotonly *r)
         r->sparse = r->fact == SKF_ROTONLY_FACTOR_SPARSE || r->bc.ops < 0.5 * env_ops;
         if (!r->sparse)
             skfi_bchol_release(&r->bc);
-        else if (!(r->bwork = skf_malloc_array(P, sizeof *r->bwork)))
+        else if (!(r->bwork = skf_malloc_array(P, sizeof *r->bwork)) ||
+                 skfi_bchol_plan(&r->bc, r->nfirst, r->eoff) != SKF_OK)
             goto done;
     }
     /* blocks (D6c): below each joint of more than SKF_ROTONLY_BLOCK joints
@@ -879,7 +946,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->Gb = skf_malloc_array(9 * B, sizeof(double));
         r->pb = skf_malloc_array(3 * B, sizeof(double));
         r->Tb = skf_malloc_array(12 * B, sizeof(double));
-        r->JtJ = skf_malloc_array(r->env_size, sizeof(double));
+        r->JtJ = skf_calloc(r->env_size ? r->env_size : 1, sizeof(double));
         r->A = skf_malloc_array(r->env_size, sizeof(double));
         r->Jtr = skf_malloc_array(P, sizeof(double));
         r->D = skf_malloc_array(P, sizeof(double));
@@ -887,7 +954,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->x = skf_malloc_array(P, sizeof(double));
         r->y = skf_malloc_array(P, sizeof(double));
         r->xr = skf_malloc_array(P, sizeof(double));
-        r->acc = skf_malloc_array(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
+        r->acc = skf_calloc(r->aoff[B] ? r->aoff[B] * 16 : 1, sizeof(double));
         r->accZ = skf_malloc_array(9 * B, sizeof(double));
         r->accz = skf_malloc_array(3 * B, sizeof(double));
         if (r->nblk) {
@@ -926,7 +993,7 @@ void skf_rotonly_free(skf_rotonly *r)
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
                     r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->xr, r->acc, r->accZ, r->accz,
                     r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
-                    r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow, r->bwork};
+                    r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow, r->prow_off, r->prow, r->bwork};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
         skf_free(ptrs[k]);
     skfi_solve_ws_release(&r->ws);
@@ -1179,8 +1246,7 @@ static bool descend(skf_rotonly *r, const rview *v, const double *target, double
             }
             ++st->factorizations;
             const bool sp = v->full && r->sparse;
-            if ((sp ? skfi_bchol_factor(&r->bc, v->nfirst, v->eoff, v->A)
-                    : skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A)) != 0) {
+            if ((sp ? skfi_bchol_factor(&r->bc, v->A) : skfi_env_factor3(v->nodes, v->nfirst, v->eoff, v->A)) != 0) {
                 if (check == 1) { /* H not positive definite: not a minimum yet */
                     check = 2;
                 } else if (hess) { /* H + λD indefinite: the Gauss–Newton step at this λ */

@@ -196,9 +196,18 @@ typedef struct skfi_bchol {
     double *P;        /* [3·t1·dn_ld] the sparse columns' rows in the dense part, by column */
     size_t *jl_off, *jl; /* [n−t1+1], by dense node J: the sparse columns holding J */
     size_t *cur;      /* [n−t1] scratch of the factorisation */
+    double *xe;       /* [72 · longest sparse column] its blocks expanded for the vector updates */
+    uint64_t *pat;    /* [n · ⌈n/64⌉] the pattern given to analyse (rows of bits) */
+    uint32_t *ld_src, *ld_dst; /* [ld_n] the load (skfi_bchol_plan): A's envelope entry → L (the first
+                                  ld_ns) or the dense part */
+    size_t ld_n, ld_ns;
 } skfi_bchol;
 skf_status skfi_bchol_analyse(skfi_bchol *c, size_t n, const uint64_t *pattern);
-size_t skfi_bchol_factor(skfi_bchol *c, const size_t *nfirst, const size_t *eoff, const double *A);
+/* Once per envelope after analyse: where each entry of A's lower envelope
+ * (first node column nfirst[R] of node row R, scalar row offsets eoff as in
+ * envelope.c) goes in the factor. A must be zero outside the pattern. */
+skf_status skfi_bchol_plan(skfi_bchol *c, const size_t *nfirst, const size_t *eoff);
+size_t skfi_bchol_factor(skfi_bchol *c, const double *A);
 void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work);
 void skfi_bchol_release(skfi_bchol *c);
 /* Tests: entry (i, j), i ≥ j, of the factor L, scalar indices in elimination order. */
