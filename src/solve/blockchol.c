@@ -48,6 +48,33 @@ static SKF_INL skf_v4d ld4(const double *p)
 
 static SKF_INL void st4(double *p, skf_v4d v) { memcpy(p, &v, sizeof v); }
 
+/* Eight doubles per vector: the AVX-512 kernels (x86-64 CPUs with AVX-512F,
+ * chosen at run time) take 24-row tiles where the rows allow; element for
+ * element the same operations as the four-wide tiles. */
+typedef double skf_v8d __attribute__((vector_size(64)));
+
+static SKF_INL skf_v8d ld8(const double *p)
+{
+    skf_v8d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static SKF_INL void st8(double *p, skf_v8d v) { memcpy(p, &v, sizeof v); }
+
+#ifdef SKF_LANES_AVX2
+#define SKF_TARGET_AVX512 __attribute__((target("avx512f")))
+
+/* the kernels' vector width by skfi_bchol_kernel_mode and the CPU: 8 (AVX-512F),
+ * 4 (AVX2) or 0 (generic vectors) */
+static int kernel_width(void)
+{
+    if (skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2"))
+        return skfi_bchol_kernel_mode == 0 && __builtin_cpu_supports("avx512f") ? 8 : 4;
+    return 0;
+}
+#endif
+
 /* Register tiles: c(i, j) −= Σ_k x_k(i) b_k(j) for 4R rows i (R vectors) and
  * C columns j of c (stride ld), one product at a time in the order of k.
  * tile_run: nk columns k at stride ld from x and b; tile_nodes: the three
@@ -91,6 +118,46 @@ static SKF_INL void tile_nodes(double *c, size_t ld, const double *x, const doub
     SKF_TILE_STORE(R, C);
 }
 
+#define SKF_TILE8_LOAD(R, C)                                                                       \
+    skf_v8d s[3][4];                                                                               \
+    _Pragma("GCC unroll 4") for (int q = 0; q < (C); ++q)                                          \
+    _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) s[r][q] = ld8(c + (size_t)q * ld + 8 * (size_t)r)
+#define SKF_TILE8_STEP(R, C, xk, bk)                                                               \
+    do {                                                                                           \
+        skf_v8d xv[3];                                                                             \
+        _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) xv[r] = ld8((xk) + 8 * r);           \
+        _Pragma("GCC unroll 4") for (int q = 0; q < (C); ++q) {                                    \
+            const double bq = (bk)[q];                                                             \
+            const skf_v8d bv = {bq, bq, bq, bq, bq, bq, bq, bq};                                   \
+            _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) s[r][q] -= xv[r] * bv;           \
+        }                                                                                          \
+    } while (0)
+#define SKF_TILE8_STORE(R, C)                                                                      \
+    _Pragma("GCC unroll 4") for (int q = 0; q < (C); ++q)                                          \
+    _Pragma("GCC unroll 3") for (int r = 0; r < (R); ++r) st8(c + (size_t)q * ld + 8 * (size_t)r, s[r][q])
+
+static SKF_INL void tile8_run(double *c, size_t ld, const double *x, const double *b, size_t nk, const int R,
+                              const int C)
+{
+    SKF_TILE8_LOAD(R, C);
+    for (size_t k = 0; k < nk; ++k, x += ld, b += ld)
+        SKF_TILE8_STEP(R, C, x, b);
+    SKF_TILE8_STORE(R, C);
+}
+
+static SKF_INL void tile8_nodes(double *c, size_t ld, const double *x, const double *b, const size_t *tl,
+                                size_t nt, const int R, const int C)
+{
+    SKF_TILE8_LOAD(R, C);
+    for (size_t e = 0; e < nt; ++e) {
+        const size_t o = 3 * tl[e] * ld;
+        const double *xk = x + o, *bk = b + o;
+        _Pragma("GCC unroll 1") for (int k = 0; k < 3; ++k, xk += ld, bk += ld)
+            SKF_TILE8_STEP(R, C, xk, bk);
+    }
+    SKF_TILE8_STORE(R, C);
+}
+
 /* The trailing clique's dense Cholesky, in place: a is column-major with
  * leading dimension ld (a multiple of 4, ≥ m; rows m .. ld−1 zero), the lower
  * triangle holds A and gets L, the upper part is scratch (zeroed on load).
@@ -106,7 +173,7 @@ static SKF_INL void tile_nodes(double *c, size_t ld, const double *x, const doub
  * against the dense kernels' (callgrind, bench_solve's random tree: 4.5 and
  * about 1) */
 #define SKF_BCHOL_SPARSE_COST 4.5
-static SKF_INL size_t dense_body(size_t m, size_t ld, double *a)
+static SKF_INL size_t dense_body(size_t m, size_t ld, double *a, const bool wide)
 {
     for (size_t k0 = 0; k0 < m; k0 += SKF_BCHOL_NB) {
         const size_t k1 = k0 + SKF_BCHOL_NB < m ? k0 + SKF_BCHOL_NB : m;
@@ -130,6 +197,9 @@ static SKF_INL size_t dense_body(size_t m, size_t ld, double *a)
         for (size_t j = k1; j < m; j += 4) {
             const double *x = a + k0 * ld, *b = x + j;
             size_t i = j;
+            if (wide)
+                for (; i + 24 <= ld; i += 24)
+                    tile8_run(a + j * ld + i, ld, x + i, b, k1 - k0, 3, 4);
             for (; i + 12 <= ld; i += 12)
                 tile_run(a + j * ld + i, ld, x + i, b, k1 - k0, 3, 4);
             if (i + 8 <= ld)
@@ -141,16 +211,20 @@ static SKF_INL size_t dense_body(size_t m, size_t ld, double *a)
     return 0;
 }
 
-static size_t dense_generic(size_t m, size_t ld, double *a) { return dense_body(m, ld, a); }
+static size_t dense_generic(size_t m, size_t ld, double *a) { return dense_body(m, ld, a, false); }
 
 #ifdef SKF_LANES_AVX2
-SKF_TARGET_AVX2 static size_t dense_avx2(size_t m, size_t ld, double *a) { return dense_body(m, ld, a); }
+SKF_TARGET_AVX2 static size_t dense_avx2(size_t m, size_t ld, double *a) { return dense_body(m, ld, a, false); }
+SKF_TARGET_AVX512 static size_t dense_avx512(size_t m, size_t ld, double *a) { return dense_body(m, ld, a, true); }
 #endif
 
 static size_t dense_factor(size_t m, size_t ld, double *a)
 {
 #ifdef SKF_LANES_AVX2
-    if (skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2"))
+    const int w = kernel_width();
+    if (w == 8)
+        return dense_avx512(m, ld, a);
+    if (w == 4)
         return dense_avx2(m, ld, a);
 #endif
     return dense_generic(m, ld, a);
@@ -371,7 +445,7 @@ fail:
  * while every J takes their updates), 12×3 tiles in registers; one product
  * at a time per entry, in ascending k, as dense_body. cur: [n − t1]. */
 #define SKF_BCHOL_KC 8
-static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, size_t *cur)
+static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, size_t *cur, const bool wide)
 {
     const size_t ld = c->dn_ld, nd = c->n - c->t1;
     memcpy(cur, c->jl_off, nd * sizeof *cur);
@@ -387,6 +461,9 @@ static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, s
             cur[J] += nt;
             const size_t j = 3 * J;
             size_t i = j & ~(size_t)3;
+            if (wide)
+                for (; i + 24 <= ld; i += 24)
+                    tile8_nodes(a + j * ld + i, ld, P + i, P + j, tl, nt, 3, 3);
             for (; i + 12 <= ld; i += 12)
                 tile_nodes(a + j * ld + i, ld, P + i, P + j, tl, nt, 3, 3);
             if (i + 8 <= ld)
@@ -399,13 +476,18 @@ static SKF_INL void syrk_body(const skfi_bchol *c, double *a, const double *P, s
 
 static void syrk_generic(const skfi_bchol *c, double *a, const double *P, size_t *cur)
 {
-    syrk_body(c, a, P, cur);
+    syrk_body(c, a, P, cur, false);
 }
 
 #ifdef SKF_LANES_AVX2
 SKF_TARGET_AVX2 static void syrk_avx2(const skfi_bchol *c, double *a, const double *P, size_t *cur)
 {
-    syrk_body(c, a, P, cur);
+    syrk_body(c, a, P, cur, false);
+}
+
+SKF_TARGET_AVX512 static void syrk_avx512(const skfi_bchol *c, double *a, const double *P, size_t *cur)
+{
+    syrk_body(c, a, P, cur, true);
 }
 #endif
 
@@ -578,7 +660,7 @@ size_t skfi_bchol_factor(skfi_bchol *c, const double *A)
     for (size_t e = 0; e < c->ld_ns; ++e)
         L[c->ld_dst[e]] = A[c->ld_src[e]];
 #ifdef SKF_LANES_AVX2
-    const size_t sfail = skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2") ? sparse_avx2(c) : sparse_generic(c);
+    const size_t sfail = kernel_width() ? sparse_avx2(c) : sparse_generic(c);
 #else
     const size_t sfail = sparse_generic(c);
 #endif
@@ -607,7 +689,10 @@ size_t skfi_bchol_factor(skfi_bchol *c, const double *A)
                         P[(3 * t + (size_t)q) * ld + 3 * (c->row[b] - t1) + (size_t)p] = X[p * 3 + q];
             }
 #ifdef SKF_LANES_AVX2
-        if (skfi_bchol_kernel_mode != 1 && __builtin_cpu_supports("avx2"))
+        const int w = kernel_width();
+        if (w == 8)
+            syrk_avx512(c, dn, P, c->cur);
+        else if (w == 4)
             syrk_avx2(c, dn, P, c->cur);
         else
 #endif

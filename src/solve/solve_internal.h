@@ -212,8 +212,8 @@ void skfi_bchol_solve(const skfi_bchol *c, double *x, double *work);
 void skfi_bchol_release(skfi_bchol *c);
 /* Tests: entry (i, j), i ≥ j, of the factor L, scalar indices in elimination order. */
 double skfi_bchol_entry(const skfi_bchol *c, size_t i, size_t j);
-/* Tests only: 0 (default) the dense kernel with AVX2 where the CPU has it,
- * 1 on generic vectors (the same bits). */
+/* Tests only: 0 (default) the widest kernels the CPU has (AVX-512F, AVX2),
+ * 1 generic vectors, 2 at most AVX2 (the same bits). */
 extern int skfi_bchol_kernel_mode;
 
 /* newton: also the Newton buffers (when the solver uses Newton steps). */

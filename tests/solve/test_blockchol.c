@@ -156,7 +156,7 @@ static void one(size_t nodes, double density, bool indefinite)
         perm &= bc.perm[t] < nodes && bc.iperm[bc.perm[t]] == t;
     CHECK_MSG(perm, "nodes %zu: not a permutation", nodes);
     size_t bad = 0;
-    for (int mode = 1; mode >= 0; --mode) { /* generic vectors, then AVX2 where the CPU has it */
+    for (int mode = 1; mode >= 0; mode = mode == 1 ? 2 : mode - 2) { /* generic vectors, AVX2, then AVX-512 where the CPU has them */
         skfi_bchol_kernel_mode = mode;
         bad = skfi_bchol_factor(&bc, A);
         size_t rbad;
