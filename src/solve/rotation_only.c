@@ -285,6 +285,27 @@ static inline void minus_target_sums(const double *Ti, const double *Ci, double 
         z[e] -= Ci[9 + e];
 }
 
+/* JᵀJ's rotation block (a, b) of v from the slot's sums q (a = node ra the
+ * row, b = node rb ≤ ra): Y_ab = G − g p_bᵀ − p_a hᵀ + μ p_a p_bᵀ, block =
+ * tr(Y) I − Yᵀ (the lower triangle only on the diagonal). */
+static inline void jtj_block(const skf_rotonly *r, const rview *v, size_t ra, size_t rb, const double *q)
+{
+    const size_t s0 = v->s;
+    const double *pa = r->p + 3 * r->bone_at[ra], *pb = r->p + 3 * r->bone_at[rb];
+    double Y[9]; /* column-major */
+    for (int c = 0; c < 3; ++c)
+        for (int rr = 0; rr < 3; ++rr)
+            Y[c * 3 + rr] = q[c * 3 + rr] - q[9 + rr] * pb[c] - pa[rr] * q[12 + c] + q[15] * pa[rr] * pb[c];
+    double tr = Y[0] + Y[4] + Y[8];
+    /* block[rr][cc] = tr δ − Y[cc][rr] = tr δ − Ycm[rr*3 + cc] */
+    for (int rr = 0; rr < 3; ++rr) {
+        const size_t row = 3 * (ra - s0) + (size_t)rr;
+        double *Lr = v->JtJ + v->eoff[row] + (3 * (rb - s0) - v->first[row]);
+        for (int cc = 0; cc < 3 && (rb < ra || cc <= rr); ++cc)
+            Lr[cc] = (rr == cc ? tr : 0) - Y[rr * 3 + cc];
+    }
+}
+
 /* The slots of accumulate() by subtree propagation (docs/solver.md D6d), row
  * by row in post-order (a row's descendants first). With F(a, b) = Σ_{i∈sub(a),
  * k∈sub(b)} q_ik the slot and R(a, b) = Σ_{k∈sub(b)} q_ak:
@@ -377,6 +398,7 @@ static void sums_propagated(skf_rotonly *r, const double *T, const rview *v)
                 }
             }
             memcpy(r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16, d, sizeof d); /* slot (ra, rb) */
+            jtj_block(r, v, ra, rb, d); /* while the sums are at hand */
         }
         for (size_t pc = c0; pc < c1; ++pc)
             memset(R + 16 * r->prow[pc], 0, 16 * sizeof(double));
@@ -387,6 +409,10 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
 {
     const skf_solver *s = r->s;
     const size_t B = r->B, s0 = v->s, e0 = v->e;
+    /* propagated sums, whole problem: only the slots that can be nonzero are
+     * written (the others stay at the zeros of the allocation) */
+    if (!(r->prop && v->full))
+        memset(v->JtJ, 0, v->env_size * sizeof(double));
     if (r->prop) {
         sums_propagated(r, T, v);
     } else if (v->full) {
@@ -434,37 +460,14 @@ static void accumulate(skf_rotonly *r, const double *T, const rview *v)
                 r->accz[3 * a + e] += zi[e];
         }
     }
-    /* propagated sums, whole problem: only the slots that can be nonzero are
-     * written (the others stay at the zeros of the allocation) */
-    const bool sparse_slots = r->prop && v->full;
-    if (!sparse_slots)
-        memset(v->JtJ, 0, v->env_size * sizeof(double));
+    for (size_t ra = s0; ra <= e0 && !r->prop; ++ra) { /* (the propagation writes its blocks itself) */
+        const size_t f = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0;
+        for (size_t rb = f; rb <= ra; ++rb)
+            jtj_block(r, v, ra, rb, r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16);
+    }
     for (size_t ra = s0; ra <= e0; ++ra) {
         const size_t a = r->bone_at[ra];
         const double *pa = r->p + 3 * a;
-        const size_t f = r->nfirst[ra] > s0 ? r->nfirst[ra] : s0;
-        size_t pc = r->prop ? r->prow_off[ra] : 0;
-        const size_t pe = r->prop ? r->prow_off[ra + 1] : ra - f + 1;
-        while (r->prop && pc < pe && r->prow[pc] < f)
-            ++pc;
-        for (; pc < pe; ++pc) {
-            const size_t rb = r->prop ? r->prow[pc] : f + pc, b = r->bone_at[rb];
-            const double *q = r->acc + (r->aoff[ra] + rb - r->nfirst[ra]) * 16, *pb = r->p + 3 * b;
-            double Y[9]; /* column-major */
-            for (int c = 0; c < 3; ++c)
-                for (int rr = 0; rr < 3; ++rr)
-                    Y[c * 3 + rr] = q[c * 3 + rr] - q[9 + rr] * pb[c] - pa[rr] * q[12 + c] +
-                                    q[15] * pa[rr] * pb[c];
-            double tr = Y[0] + Y[4] + Y[8];
-            /* block[rr][cc] = tr δ − Y[cc][rr] = tr δ − Ycm[rr*3 + cc] (lower triangle only on
-             * the diagonal block) */
-            for (int rr = 0; rr < 3; ++rr) {
-                const size_t row = 3 * (ra - s0) + (size_t)rr;
-                double *Lr = v->JtJ + v->eoff[row] + (3 * (rb - s0) - v->first[row]);
-                for (int cc = 0; cc < 3 && (rb < ra || cc <= rr); ++cc)
-                    Lr[cc] = (rr == cc ? tr : 0) - Y[rr * 3 + cc];
-            }
-        }
         /* Jᵀr rotation: axial(Z − p_a zᵀ) */
         double *Z = r->X + 9 * a; /* X_a = Σ_j y_aj r_jᵀ */
         for (int c = 0; c < 3; ++c)
