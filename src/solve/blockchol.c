@@ -18,11 +18,13 @@
  * smallest node, so the order, and every sum after it, is deterministic.
  * The numeric factorisation: the first t1 steps right-looking by columns of
  * 3×3 blocks (block (i, t) of L, i ≥ t in elimination steps, found through a
- * dense n × n table of block indices: 4n² bytes, 1 MB at 500 nodes), the rest
+ * dense n × n table of block indices: 4n² bytes, 1 MB at 500 nodes; each
+ * block update on vectors over its nine entries), A's pattern entries loaded
+ * through a list built once per envelope (skfi_bchol_plan), the rest
  * — where the remaining triangle is nearly full, with the trailing clique of
  * every later row present — as one dense column-major matrix: those columns'
  * updates of it by 12×3 register tiles over whole columns (SYRK), then its own
- * dense Cholesky by panels and 12×4 tiles (the split t1 where the estimated
+ * dense Cholesky by panels and 12×4 tiles — 24-row tiles with AVX-512F — (the split t1 where the estimated
  * instructions are least; D6d). Every entry of L is the textbook one: its
  * products subtracted one at a time in ascending elimination order, then
  * divided by its pivot or square-rooted — a structural zero adds only exact
@@ -171,7 +173,9 @@ static SKF_INL void tile8_nodes(double *c, size_t ld, const double *x, const dou
 #define SKF_BCHOL_NB 32
 /* instructions per multiply-add of the sparse columns' updates of one another
  * against the dense kernels' (callgrind, bench_solve's random tree: 4.5 and
- * about 1) */
+ * about 1, with the scalar block updates; the vector ones of sparse_body run
+ * at about 1.6, and the split that constant gives costs within 2 % of this
+ * one's: kept, docs/solver.md D6h) */
 #define SKF_BCHOL_SPARSE_COST 4.5
 static SKF_INL size_t dense_body(size_t m, size_t ld, double *a, const bool wide)
 {

@@ -44,7 +44,8 @@
  * (α = 1/2, 1/4, 1/8: an energy evaluation each, no factorisation) — the
  * backtracking of L. Armijo, "Minimization of functions having Lipschitz
  * continuous first partial derivatives", Pacific J. Math. 16(1), 1966 —
- * and taken when one lowers E, λ then raised as after a rejection.
+ * and taken when one lowers E, λ then raised as after a rejection. There
+ * (D6h) the propagated sums visit only the slots that can be nonzero.
  */
 #include "solve_internal.h"
 #include "skinfit/math.h"
