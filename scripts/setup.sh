@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-dev
       libjansson-dev libxml2-dev libpng-dev zlib1g-dev libgif-dev
-      liblapacke-dev libopenblas-dev libopenblas-serial-dev libomp-dev libsuitesparse-dev
+      liblapacke-dev libopenblas-dev libomp-dev libsuitesparse-dev
       openmpi-bin libopenmpi-dev libassimp-dev
       librsvg2-dev libcairo2-dev nodejs npm python3
       blender python3-numpy    # Blender 3.4: the second playback client of tests/blender/ (its glTF
