@@ -224,11 +224,20 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
-    for (size_t f = 0; f < c->F; ++f) {
-        const double *u = c->frames + f * N * 3;
+    /* each frame's sums over the vertices in vertex order, four frames at
+     * a time (twelve independent sums, not three chained additions) */
+    for (size_t f0 = 0; f0 < c->F; f0 += 4) {
+        size_t nf = c->F - f0 < 4 ? c->F - f0 : 4;
+        double sm[4][3] = {{0}};
         for (size_t j = 0; j < N; ++j)
+            for (size_t g = 0; g < nf; ++g) {
+                const double *u = c->frames + ((f0 + g) * N + j) * 3;
+                for (size_t r = 0; r < 3; ++r)
+                    sm[g][r] += u[r];
+            }
+        for (size_t g = 0; g < nf; ++g)
             for (size_t r = 0; r < 3; ++r)
-                mu[3 * f + r] += u[3 * j + r];
+                mu[3 * (f0 + g) + r] = sm[g][r];
     }
     for (size_t e = 0; e < F3; ++e)
         mu[e] /= (double)N;

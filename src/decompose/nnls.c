@@ -34,6 +34,14 @@
 #define NNLS_ALWAYS_INLINE
 #endif
 
+/* fmax(a, b) for a not NaN (b NaN gives a, as fmax does), without the libm
+ * call that fmax is where it is not inlined (300k calls in a 5-bone
+ * Bone_Anim run) */
+static inline double max_abs(double a, double b)
+{
+    return b > a ? b : a;
+}
+
 /* Solve the (p+1)x(p+1) KKT system by Gaussian elimination with partial
  * pivoting. A tiny ridge on Q_PP keeps collinear columns solvable. Returns
  * false when singular. */
@@ -44,7 +52,7 @@ static inline NNLS_ALWAYS_INLINE bool kkt_body(size_t n, const double *Q, const 
     size_t m = p + 1, cols = m + 1;
     double scale = 0;
     for (size_t a = 0; a < p; ++a)
-        scale = fmax(scale, fabs(Q[P[a] * n + P[a]]));
+        scale = max_abs(scale, fabs(Q[P[a] * n + P[a]]));
     double ridge = 1e-13 * (scale > 0 ? scale : 1);
     for (size_t a = 0; a < p; ++a) {
         for (size_t b = 0; b < p; ++b)
@@ -63,8 +71,10 @@ static inline NNLS_ALWAYS_INLINE bool kkt_body(size_t n, const double *Q, const 
                 piv = r;
         if (fabs(M[piv * cols + k]) < 1e-300)
             return false;
+        /* columns < k of rows ≥ k are eliminated (never read again):
+         * neither swapped nor updated */
         if (piv != k)
-            for (size_t j = 0; j < cols; ++j) {
+            for (size_t j = k; j < cols; ++j) {
                 double t = M[k * cols + j];
                 M[k * cols + j] = M[piv * cols + j];
                 M[piv * cols + j] = t;
@@ -72,7 +82,7 @@ static inline NNLS_ALWAYS_INLINE bool kkt_body(size_t n, const double *Q, const 
         for (size_t r = k + 1; r < m; ++r) {
             double f = M[r * cols + k] / M[k * cols + k];
             if (f != 0)
-                for (size_t j = k; j < cols; ++j)
+                for (size_t j = k + 1; j < cols; ++j)
                     M[r * cols + j] -= f * M[k * cols + j];
         }
     }
@@ -134,7 +144,7 @@ static inline NNLS_ALWAYS_INLINE int nnls_body(size_t n, const double *Q, const 
     inP[best] = true;
     double qscale = 0;
     for (size_t i = 0; i < n; ++i)
-        qscale = fmax(qscale, fabs(Q[i * n + i]));
+        qscale = max_abs(qscale, fabs(Q[i * n + i]));
     double tol = 1e-12 * (qscale > 0 ? qscale : 1);
     if (start) {
         /* Warm start: the solution on the given set, when it is strictly

@@ -40,6 +40,17 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* An item's clock: thread_cpu() when the items are timed (more than one
+ * thread), else 0. On one thread a loop's critical path is the region's
+ * CPU time itself (the items' makespan plus the time outside them), which
+ * the region's two reads measure; a read is a system call (about a
+ * microsecond: 3 % of a 5-bone Bone_Anim run for ~90 reads per weight
+ * step), so the items are not timed there. */
+static double item_cpu(bool timed)
+{
+    return timed ? thread_cpu() : 0;
+}
+
 /* Adds a thread's CPU seconds in a region to its sum and maximum. */
 static void region_cpu(double mine, double *sum, double *max)
 {
@@ -63,10 +74,15 @@ static void outside_items(double mine, double items, double *max)
  * thread's CPU seconds since *t0 into the phase's sum and maximum, a
  * barrier, the phase's figures added once to the totals, *t0 restarted. A
  * phase's busiest thread is its critical path; the wait at the barrier is
- * in neither figure. */
-static void phase_end(double *t0, double *rsum, double *rmax, double *tot_sum, double *tot_max,
-                      double *tot_sched)
+ * in neither figure. Untimed (one thread): only the barrier; the phase's
+ * seconds then count with the region's next phase, from the same *t0. */
+static void phase_end(bool timed, double *t0, double *rsum, double *rmax, double *tot_sum,
+                      double *tot_max, double *tot_sched)
 {
+    if (!timed) {
+#pragma omp barrier
+        return;
+    }
     region_cpu(thread_cpu() - *t0, rsum, rmax);
 #pragma omp barrier
 #pragma omp single
@@ -201,6 +217,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
      * when there is one: allocating them per call cost page faults on every
      * alternation (a fifth of a 20-bone Bone_Anim run in the kernel). */
     size_t nt = (size_t)omp_get_max_threads();
+    bool timed = nt > 1; /* the loops' items timed (item_cpu) */
     /* each thread's slice: [ublk] Tg [R] H [Am] [cf] (block matrices, the
      * H and Am products' outputs, the moments' frame block): kept across
      * calls, not allocated per parallel region (a region's fresh or
@@ -294,10 +311,10 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                             Tall[(3 * f + (size_t)r) * B4 + 4 * i + (size_t)p] = T[p * 3 + r];
                 }
             }
-            phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max, &loop_sched);
+            phase_end(timed, &t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max, &loop_sched);
 #pragma omp for schedule(dynamic, 1) nowait
             for (long long it = 0; it < (long long)(npb + ngb); ++it) {
-                double tb = thread_cpu();
+                double tb = item_cpu(timed);
                 if ((size_t)it < npb) {
                     /* P = rows_o · Tall, rows d0 .. d1 for all bones (the
                      * first, largest items; rows_o packed once in all) */
@@ -311,25 +328,30 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(d1 - d0), (int)B4,
                                     (int)F3, 1.0, rows_o + d0 * F3, (int)F3, Tall, (int)B4, 0.0,
                                     P + d0 * B4, (int)B4);
-                    gcost[it] = thread_cpu() - tb;
+                    gcost[it] = item_cpu(timed) - tb;
                     items += gcost[it];
                     continue;
                 }
                 size_t gb = (size_t)it - npb;
                 size_t b0 = gb * B / ngb, b1 = (gb + 1) * B / ngb;
                 /* k's columns of these bones, each summed over e in order */
-                for (size_t e = 0; e < F3; ++e)
-                    for (size_t q = 4 * b0; q < 4 * b1; ++q)
-                        kv[q] += Tall[e * B4 + q] * o[e % 3];
+                /* (e = 3f + r: o[r] without a division per element) */
+                for (size_t f = 0; f < F; ++f)
+                    for (size_t r = 0; r < 3; ++r) {
+                        const double *Te = Tall + (3 * f + r) * B4;
+                        for (size_t q = 4 * b0; q < 4 * b1; ++q)
+                            kv[q] += Te[q] * o[r];
+                    }
                 if (b1 > b0)
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(4 * (b1 - b0)),
                                 (int)(B4 - 4 * b0), (int)F3, 1.0, Tall + 4 * b0, (int)B4,
                                 Tall + 4 * b0, (int)B4, 0.0, G4 + 4 * b0 * B4 + 4 * b0, (int)B4);
-                gcost[it] = thread_cpu() - tb;
+                gcost[it] = item_cpu(timed) - tb;
                 items += gcost[it];
             }
-            outside_items(thread_cpu() - t0, items, &ovmax);
-            region_cpu(thread_cpu() - t0, &rsum, &rmax);
+            double te = thread_cpu();
+            outside_items(te - t0, items, &ovmax);
+            region_cpu(te - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - gw;
         loop_cpu_sum += rsum;
@@ -403,7 +425,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             size_t part = order[pk];
             if (!ok)
                 continue;
-            double pt0 = thread_cpu();
+            double pt0 = item_cpu(timed);
             /* A fixed partition of whole super-blocks, in vertex order: the
              * same sums at any thread count. */
             size_t sb0 = (size_t)part * NS / NP, sb1 = ((size_t)part + 1) * NS / NP;
@@ -497,7 +519,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 /* the first solve starts from the vertex's previous support
                  * (its slots still hold the previous weights) */
                 bool st0[MAX_CAND];
-                for (size_t a = 0; a < n; ++a) {
+                for (size_t a = 0; a < n && pass == 0 && warm; ++a) {
                     st0[a] = false;
                     for (size_t k = 0; k < K; ++k)
                         st0[a] |= w[j * K + k] > 0 && wb[j * K + k] == cand[a];
@@ -601,6 +623,15 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 for (size_t l = 0; l < nb; ++l) {
                     size_t b = list[l];
                     double *Cb = pa->C + b * accn;
+                    if (fb && !pa->used[b]) {
+                        /* the first block of the partition that touches
+                         * the bone: its sums are this block's (0 + x = x,
+                         * up to the sign of a zero, which the partitions'
+                         * sum from +0 below removes) */
+                        pa->used[b] = 1;
+                        memcpy(Cb, R + 4 * l * D, 4 * D * sizeof *Cb);
+                        continue;
+                    }
                     if (!pa->used[b]) {
                         pa->used[b] = 1;
                         memset(Cb, 0, accn * sizeof *Cb);
@@ -620,11 +651,12 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 }
             }
           }
-            pcost[part] = thread_cpu() - pt0;
+            pcost[part] = item_cpu(timed) - pt0;
             items += pcost[part];
         }
-        outside_items(thread_cpu() - t0, items, &ovmax);
-        region_cpu(thread_cpu() - t0, &rsum, &rmax);
+        double te = thread_cpu();
+        outside_items(te - t0, items, &ovmax);
+        region_cpu(te - t0, &rsum, &rmax);
         skf_free(cb);
         skf_free(eb);
         skf_free(list);
@@ -683,12 +715,12 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                     acc[p].C[(b * F + f) * 12 + (size_t)e];
             }
             if (fb) {
-                phase_end(&t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max, &loop_sched);
+                phase_end(timed, &t0, &rsum, &rmax, &loop_cpu_sum, &loop_cpu_max, &loop_sched);
 #pragma omp for schedule(dynamic, 1) nowait
                 for (long long cbl = 0; cbl < (long long)ncb; ++cbl) {
                     size_t f0 = (size_t)cbl * F / ncb, f1 = ((size_t)cbl + 1) * F / ncb;
                     size_t nf3 = 3 * (f1 - f0);
-                    double tc = thread_cpu();
+                    double tc = item_cpu(timed);
                     ccost[cbl] = 0;
                     if (!cf || !nf3)
                         continue;
@@ -700,13 +732,14 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                                 for (size_t r = 0; r < 3; ++r)
                                     moments[(f * B + b) * 12 + a * 3 + r] =
                                         cf[(4 * b + a) * nf3 + 3 * (f - f0) + r];
-                    ccost[cbl] = thread_cpu() - tc;
+                    ccost[cbl] = item_cpu(timed) - tc;
                     items += ccost[cbl];
                 }
             }
+            double te = thread_cpu();
             if (fb)
-                outside_items(thread_cpu() - t0, items, &ovmax);
-            region_cpu(thread_cpu() - t0, &rsum, &rmax);
+                outside_items(te - t0, items, &ovmax);
+            region_cpu(te - t0, &rsum, &rmax);
         }
         loop_wall += omp_get_wtime() - lw;
         loop_cpu_sum += rsum;
