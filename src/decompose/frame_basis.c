@@ -4,13 +4,19 @@
  * N. Halko, P.-G. Martinsson and J. A. Tropp, "Finding structure with
  * randomness: probabilistic algorithms for constructing approximate matrix
  * decompositions", SIAM Review 53(2), 2011: the adaptive randomized range
- * finder (section 4.4, Algorithm 4.2, here in blocks of BS random sign test
- * vectors, its a posteriori error estimate from fresh samples, section 4.3)
- * followed by a truncation of the small projected matrix (section 5.1).
+ * finder (section 4.4, Algorithm 4.2, here in blocks of BS structured
+ * random test vectors, section 4.6, its a posteriori error estimate from
+ * fresh samples, section 4.3) followed by a truncation of the small
+ * projected matrix (section 5.1).
  *
  * U is the N × 3F matrix of centred trajectories, row j = (u_j − μ) with
  * u_j = vertex j's positions over all frames (3F numbers, frame-major) and μ
- * the mean trajectory. Sketch Y = U Ω (Ω: 3F × BS random signs, fixed seed); the
+ * the mean trajectory. Sketch Y = U Ω with Ω = (D H)[0 .. 3F, π(·)]: D random
+ * signs, H the L × L Walsh–Hadamard matrix (L ≥ 3F a power of two), π a
+ * random order of its columns, fixed seed (a subsampled randomized Hadamard
+ * transform): every row of Y from one fast transform of its row of U,
+ * O(L log L) additions for all samples, where dense random signs cost 3F
+ * multiply-adds per sample (half the basis' products on Bone_Anim); the
  * Householder QR of [Y_1 … Y_m] is extended block by block, Q its first k
  * columns. A new block, rotated by the old reflectors, has (I − QQᵀ)UΩ below
  * row k, whose energy / BS is an unbiased estimate of ‖U − QQᵀU‖² (E[ωωᵀ]
@@ -41,6 +47,7 @@
 #define SAFETY 0.5         /* the sampled estimate must be below this share of the tolerance */
 #define ZB 128             /* columns of U per product of Z = UᵀQ (U kept whole) */
 #define ZP_MAX ((size_t)2 << 20) /* doubles: partition sums of Z per pass (U gathered) */
+#define SAMPLE_MAX ((size_t)1 << 18) /* doubles (2 MiB): the samples one transform pass keeps */
 
 /* splitmix64 (a fixed sequence): the test matrix Ω, random signs ±1. Any
  * independent entries of mean 0 and variance 1 give E[ωωᵀ] = I, all the
@@ -104,56 +111,144 @@ void skfi_frame_basis_free(skfi_frame_basis *fb)
     memset(fb, 0, sizeof *fb);
 }
 
-/* One pass over U in fixed partitions of VB-vertex blocks (the same sums at
- * any thread count), gathering each block once: eng (not NULL): eng[p] =
- * the partition's ‖U‖²; qn (N × bq column-major, not NULL): zp[p] (bq × 3F
- * row-major) = the partition's share of qnᵀ U; om (3F × bo, not NULL): the
- * rows of Y (N × bo column-major) = U om, and with bo2 > 0 the next bo2
- * columns of Y = U om2 (3F × bo2) from the same block while it is in cache:
- * two products of the sizes two passes would take, so the same bits, for
- * one stream of U. False when out of memory. */
-static bool pass(const skfi_decompose_ctx *c, const double *mu, const double *Um, size_t NP, double *eng,
-                 const double *qn, size_t bq, double *zp, const double *om, size_t bo, const double *om2,
-                 size_t bo2, double *Y)
+/* One pass over U (gathered from the input, not kept whole) in fixed
+ * partitions of VB-vertex blocks (the same sums at any thread count): zp[p]
+ * (bq × 3F row-major) = the partition's share of qnᵀ U for qn (N × bq
+ * column-major). False when out of memory. */
+static bool pass(const skfi_decompose_ctx *c, const double *mu, size_t NP, const double *qn, size_t bq,
+                 double *zp)
 {
     size_t N = c->N, F3 = 3 * c->F, NBk = (N + VB - 1) / VB;
     int failed = 0;
 #pragma omp parallel
     {
-        double *ub = Um ? NULL : skf_malloc_array(VB * F3, sizeof *ub);
-        if (!ub && !Um) {
+        double *ub = skf_malloc_array(VB * F3, sizeof *ub);
+        if (!ub) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(dynamic, 1)
         for (long long p = 0; p < (long long)NP; ++p) {
-            if (!ub && !Um)
+            if (!ub)
                 continue;
-            double q = 0, *zo = qn ? zp + (size_t)p * F3 * bq : NULL;
+            double *zo = zp + (size_t)p * F3 * bq;
             size_t b0 = (size_t)p * NBk / NP, b1 = ((size_t)p + 1) * NBk / NP;
-            /* materialised: the partition's rows as one block */
-            for (size_t b = b0; b < b1; b = Um ? b1 : b + 1) {
-                size_t s0 = b * VB, s1 = Um ? (b1 * VB < N ? b1 * VB : N) : (s0 + VB < N ? s0 + VB : N);
-                size_t ns = s1 - s0;
+            for (size_t b = b0; b < b1; ++b) {
+                size_t s0 = b * VB, ns = s0 + VB < N ? VB : N - s0;
+                gather(c, mu, s0, ns, ub);
+                /* qn's rows s0.. as row-major bq × ns (ld N) */
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bq, (int)F3, (int)ns, 1.0,
+                            qn + s0, (int)N, ub, (int)F3, b > b0 ? 1.0 : 0.0, zo, (int)F3);
+            }
+        }
+        skf_free(ub);
+    }
+    return !failed;
+}
+
+/* The unnormalised Walsh–Hadamard transform of x[0 .. L), L a power of
+ * two ≥ 4, in place: x ← H x, H_ec = (−1)^popcount(e & c), by log2 L stages
+ * of butterflies (a, b) → (a + b, a − b), the first two as 4-point
+ * transforms. x is zero from n on: a stage skips the blocks past n (all
+ * zeros, which the butterflies keep). Exact additions in a fixed order: the
+ * same bits at any vector width (fwht_avx2, fwht_base). */
+#define FWHT_BODY                                                                                   \
+    for (size_t i = 0; i < n; i += 4) {                                                             \
+        double a0 = x[i] + x[i + 1], a1 = x[i] - x[i + 1];                                          \
+        double a2 = x[i + 2] + x[i + 3], a3 = x[i + 2] - x[i + 3];                                  \
+        x[i] = a0 + a2;                                                                             \
+        x[i + 1] = a1 + a3;                                                                         \
+        x[i + 2] = a0 - a2;                                                                         \
+        x[i + 3] = a1 - a3;                                                                         \
+    }                                                                                               \
+    for (size_t h = 4; h < L; h <<= 1) {                                                            \
+        size_t lim = (n + 2 * h - 1) / (2 * h) * (2 * h);                                           \
+        for (size_t i = 0; i < lim; i += 2 * h) {                                                   \
+            double *lo = x + i, *hi = x + i + h;                                                    \
+            for (size_t q = 0; q < h; ++q) {                                                        \
+                double a = lo[q], b = hi[q];                                                        \
+                lo[q] = a + b;                                                                      \
+                hi[q] = a - b;                                                                      \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define SKF_FWHT_AVX2 1
+__attribute__((target("avx2"))) static void fwht_avx2(double *restrict x, size_t L, size_t n)
+{
+    FWHT_BODY
+}
+#endif
+
+static void fwht_base(double *restrict x, size_t L, size_t n)
+{
+    FWHT_BODY
+}
+
+static void fwht(double *restrict x, size_t L, size_t n)
+{
+#ifdef SKF_FWHT_AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        fwht_avx2(x, L, n);
+        return;
+    }
+#endif
+    fwht_base(x, L, n);
+}
+
+/* Samples m0 .. m0+nm-1 of the sketch, Y[:, m] = U ω_m with the structured
+ * test vectors ω_m = (D H)[0 .. 3F, perm[m]] (D = diag(sg), random signs;
+ * H the L × L Walsh–Hadamard matrix, L ≥ 3F; perm a random permutation of
+ * its columns): row j of all the samples from one transform of u_j ∘ sg
+ * (padded with zeros to L), O(L log L) instead of 3F multiply-adds per
+ * sample. Y column-major, ld N. With eng (not NULL): eng[p] = the
+ * partition's ‖U‖². Rows in fixed partitions of VB-vertex blocks, each row
+ * transformed alone: the same bits at any thread count. False when out of
+ * memory. */
+static bool sample(const skfi_decompose_ctx *c, const double *mu, const double *Um, size_t NP, size_t L,
+                   const double *sg, const uint32_t *perm, size_t m0, size_t nm, double *eng, double *Y)
+{
+    size_t N = c->N, F3 = 3 * c->F, NBk = (N + VB - 1) / VB;
+    int failed = 0;
+#pragma omp parallel
+    {
+        double *x = skf_malloc_array(L, sizeof *x);
+        double *ub = Um ? NULL : skf_malloc_array(VB * F3, sizeof *ub);
+        bool ok = x && (Um || ub);
+        if (!ok) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long long p = 0; p < (long long)NP; ++p) {
+            if (!ok)
+                continue;
+            double q = 0;
+            size_t b0 = (size_t)p * NBk / NP, b1 = ((size_t)p + 1) * NBk / NP;
+            for (size_t b = b0; b < b1; ++b) {
+                size_t s0 = b * VB, ns = s0 + VB < N ? VB : N - s0;
                 const double *u = Um ? Um + s0 * F3 : ub;
                 if (!Um)
                     gather(c, mu, s0, ns, ub);
-                if (eng)
-                    for (size_t e = 0; e < ns * F3; ++e)
-                        q += u[e] * u[e];
-                if (zo) /* qn's rows s0.. as row-major bq × ns (ld N) */
-                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bq, (int)F3, (int)ns, 1.0,
-                                qn + s0, (int)N, u, (int)F3, b > b0 ? 1.0 : 0.0, zo, (int)F3);
-                if (om) /* column-major N × bo = row-major bo × N: Yᵀ = omᵀ Uᵀ */
-                    cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bo, (int)ns, (int)F3, 1.0, om,
-                                (int)bo, u, (int)F3, 0.0, Y + s0, (int)N);
-                if (om && bo2)
-                    cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)bo2, (int)ns, (int)F3, 1.0, om2,
-                                (int)bo2, u, (int)F3, 0.0, Y + bo * N + s0, (int)N);
+                for (size_t v = 0; v < ns; ++v) {
+                    const double *uv = u + v * F3;
+                    if (eng)
+                        for (size_t e = 0; e < F3; ++e)
+                            q += uv[e] * uv[e];
+                    for (size_t e = 0; e < F3; ++e)
+                        x[e] = uv[e] * sg[e];
+                    for (size_t e = F3; e < L; ++e)
+                        x[e] = 0;
+                    fwht(x, L, F3);
+                    for (size_t m = 0; m < nm; ++m)
+                        Y[m * N + s0 + v] = x[perm[m0 + m]];
+                }
             }
             if (eng)
                 eng[p] = q;
         }
+        skf_free(x);
         skf_free(ub);
     }
     return !failed;
@@ -186,7 +281,7 @@ static bool project(const skfi_decompose_ctx *c, const double *mu, const double 
         return false;
     for (size_t l0 = 0; l0 < k; l0 += cw) {
         size_t nl = k - l0 < cw ? k - l0 : cw;
-        if (!pass(c, mu, NULL, NP, NULL, Q + l0 * N, nl, zp, NULL, 0, NULL, 0, NULL)) {
+        if (!pass(c, mu, NP, Q + l0 * N, nl, zp)) {
             skf_free(zp);
             return false;
         }
@@ -214,13 +309,21 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     size_t nq = (kmax + BS - 1) / BS + 1; /* blocks of the sketch at most */
     double *mu = skf_calloc(F3, sizeof *mu), *Um = NULL;
     double *A = NULL; /* [N*(k+BS)] column-major: QR of the sketch, then the next samples */
-    double *Z = skf_malloc_array(F3 * (nq * BS), sizeof *Z); /* column-major 3F × k */
-    double *om1 = skf_malloc_array(F3 * 2 * BS, sizeof *om1); /* two blocks' Ω */
+    double *Z = NULL; /* column-major 3F × k, once k is known */
+    /* the structured test vectors (sample): L ≥ 3F, signs and a column
+     * permutation of H; at most cap samples (the growth stops past kmax) */
+    size_t L = 4;
+    while (L < F3)
+        L <<= 1;
+    size_t cap = kmax + BS < N ? kmax + BS : N;
+    cap = cap < L ? cap : L;
+    double *sg = skf_malloc_array(L, sizeof *sg);
+    uint32_t *perm = skf_malloc_array(L, sizeof *perm);
     double *tau = skf_malloc_array(nq * BS, sizeof *tau);
     double *eng = skf_calloc(NP, sizeof *eng);
     double *s = NULL, *Uz = NULL, *Wt = NULL, *S = NULL;
     skf_status st = SKF_OK;
-    if (!mu || !Z || !om1 || !tau || !eng) {
+    if (!mu || !sg || !perm || !tau || !eng) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -251,21 +354,28 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
                 gather(c, mu, b * VB, N - b * VB < VB ? N - b * VB : VB, Um + b * VB * F3);
     }
     uint64_t seed = 0x5d1b2c3a4e6f7081ULL;
-    size_t k = 0, bs = N < BS ? N : BS;
-    /* the first pass: ‖U‖² and the first two blocks of samples (as below;
-     * each Ω drawn as if alone: the seed's next F3·b signs) */
-    size_t b1 = N - bs < BS ? N - bs : BS, have = bs + b1;
-    if (bs > kmax)
-        b1 = 0, have = bs;
+    test_matrix(&seed, L, sg);
+    for (size_t i = 0; i < L; ++i)
+        perm[i] = (uint32_t)i;
+    for (size_t i = L - 1; i > 0; --i) { /* Fisher–Yates */
+        size_t j = (size_t)(next_u64(&seed) % (uint64_t)(i + 1));
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    /* the first pass: ‖U‖² and the first chunk of samples (all that
+     * SAMPLE_MAX doubles hold, at least two blocks: one transform of U
+     * gives any number of samples, so Bone_Anim's whole sketch comes from
+     * this one pass) */
+    size_t k = 0, bs = cap < BS ? cap : BS;
+    size_t chunk = SAMPLE_MAX / N < 2 * BS ? 2 * BS : SAMPLE_MAX / N;
+    size_t have = cap < chunk ? cap : chunk;
     A = skf_malloc_array(N * have, sizeof *A);
     if (!A) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
-    test_matrix(&seed, F3 * bs, om1);
-    if (b1)
-        test_matrix(&seed, F3 * b1, om1 + F3 * bs);
-    if (!pass(c, mu, Um, NP, eng, NULL, 0, NULL, om1, bs, om1 + F3 * bs, b1, A)) {
+    if (!sample(c, mu, Um, NP, L, sg, perm, 0, have, eng, A)) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -324,35 +434,27 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
             est = 0;
             met = true;
         }
-        /* The next samples (Z = UᵀQ waits for the whole Q, below): already
-         * taken by the previous pass, or one pass now for two blocks — this
-         * one's and the next's (its Ω the seed's next draws, as a later
-         * pass would take them), so U is streamed once per two blocks; the
-         * second block's raw samples wait in A's next columns. */
-        size_t bn = met ? 0 : N - kn < BS ? N - kn : BS;
+        /* The next samples (Z = UᵀQ waits for the whole Q, below): taken
+         * by an earlier pass, or the next chunk now. */
+        size_t bn = met ? 0 : cap - kn < BS ? cap - kn : BS;
         k = kn;
         bs = bn;
         if (!bn)
             break;
-        if (kn < have)
-            continue; /* this block's samples came with the last pass */
-        size_t kn2 = kn + bn, b2 = N - kn2 < BS ? N - kn2 : BS;
-        if (kn2 > kmax)
-            b2 = 0; /* the growth stops after this block: the second is never read */
-        double *An = skf_realloc_array(A, N * (kn2 + b2), sizeof *A);
+        if (kn + bn <= have)
+            continue;
+        size_t nm = cap - have < chunk ? cap - have : chunk;
+        double *An = skf_realloc_array(A, N * (have + nm), sizeof *A);
         if (!An) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
         A = An;
-        test_matrix(&seed, F3 * bn, om1);
-        if (b2)
-            test_matrix(&seed, F3 * b2, om1 + F3 * bn);
-        if (!pass(c, mu, Um, NP, NULL, NULL, 0, NULL, om1, bn, om1 + F3 * bn, b2, A + kn * N)) {
+        if (!sample(c, mu, Um, NP, L, sg, perm, have, nm, NULL, A + have * N)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
         }
-        have = kn2 + b2;
+        have += nm;
     }
     if (!met)
         goto done; /* not worth it: no reduction */
@@ -367,8 +469,9 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
         s = skf_malloc_array(k, sizeof *s);
         Wt = skf_malloc_array(k * k, sizeof *Wt);
         Uz = skf_malloc_array(k * k, sizeof *Uz);
+        Z = skf_malloc_array(F3 * k, sizeof *Z);
         lapack_int *isup = skf_malloc_array(2 * k, sizeof *isup);
-        if (!s || !Wt || !Uz || !isup) {
+        if (!s || !Wt || !Uz || !Z || !isup) {
             skf_free(isup);
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
             goto done;
@@ -443,7 +546,8 @@ done:
     skf_free(Um);
     skf_free(mu);
     skf_free(Z);
-    skf_free(om1);
+    skf_free(sg);
+    skf_free(perm);
     skf_free(tau);
     skf_free(eng);
     skf_free(s);

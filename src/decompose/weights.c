@@ -462,11 +462,18 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 pos[list[l]] = l;
             size_t n4 = 4 * nl;
             const double *Tsrc = fb ? P : Tall; /* D × 4B */
-            for (size_t e = 0; e < D; ++e)
+            /* the union is every bone in order (B ≤ C: all of them are
+             * every vertex's candidates): the product reads Tsrc itself,
+             * the same numbers in the same layout as their copy */
+            bool all = nl == B;
+            for (size_t l = 0; all && l < nl; ++l)
+                all = list[l] == l;
+            const double *Tb = all ? Tsrc : Tg;
+            for (size_t e = 0; e < D && !all; ++e)
                 for (size_t l = 0; l < nl; ++l)
                     memcpy(Tg + e * n4 + 4 * l, Tsrc + e * B4 + 4 * list[l], 4 * sizeof *Tg);
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ns, (int)n4, (int)D, 1.0,
-                        ub, (int)D, Tg, (int)n4, 0.0, H, (int)n4);
+                        ub, (int)D, Tb, (int)n4, 0.0, H, (int)n4);
           size_t no = 0;
           const size_t *gown = own;
           for (size_t vv = 0; vv < ns; ++vv) {
