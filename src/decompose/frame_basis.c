@@ -82,25 +82,48 @@ static void gather(const skfi_decompose_ctx *c, const double *mu, size_t s0, siz
     }
 }
 
-/* LAPACKE_dormqr (side 'L', column-major) without its scan of A and C for
- * NaN — the sketch is finite (skf_decompose checked the frames), and the
- * scan of the N × k reflectors on every growth step was a fifth of the QR
- * updates' instructions. The same workspace query and the same call as
- * LAPACKE_dormqr, so the same bits. */
-static lapack_int ormqr(char trans, lapack_int m, lapack_int n, lapack_int k, const double *A,
-                        lapack_int lda, const double *tau, double *C, lapack_int ldc)
+/* The growth's QR as block reflectors: block b holds reflectors k0[b] ..
+ * k0[b] + kb[b] − 1 (one growth step's dgeqrf panel; V_b below the
+ * diagonal of A's columns k0[b].., ld N) and T + b·BS² its kb × kb
+ * triangular factor (dlarft, ld BS), made once when the block is added.
+ * dormqr / dorgqr re-made every block's factor on each call (and took the
+ * last 128 columns of Q unblocked): a fifth of the basis' LAPACK time. */
+typedef struct qr_blocks {
+    size_t n;          /* blocks */
+    size_t *k0, *kb;   /* [nq] first reflector, reflectors */
+    double *T;         /* [nq · BS · BS] */
+} qr_blocks;
+
+/* Y (N × nc, ld N) ← Qᵀ Y for Q = H_1 ⋯ H_k (the blocks' reflectors),
+ * block by block, first to last. work: nc × BS. False on a LAPACK error. */
+static bool apply_qt(size_t N, const double *A, const qr_blocks *qb, double *Y, size_t nc, double *work)
 {
-    double q = 0;
-    lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, A, lda, tau, C, ldc, &q, -1);
-    if (info)
-        return info;
-    lapack_int lw = (lapack_int)q;
-    double *work = skf_malloc_array(lw > 0 ? (size_t)lw : 1, sizeof *work);
-    if (!work)
-        return LAPACK_WORK_MEMORY_ERROR;
-    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, A, lda, tau, C, ldc, work, lw);
-    skf_free(work);
-    return info;
+    for (size_t b = 0; b < qb->n; ++b) {
+        size_t k0 = qb->k0[b];
+        if (LAPACKE_dlarfb_work(LAPACK_COL_MAJOR, 'L', 'T', 'F', 'C', (lapack_int)(N - k0), (lapack_int)nc,
+                                (lapack_int)qb->kb[b], A + k0 * N + k0, (lapack_int)N, qb->T + b * BS * BS,
+                                BS, Y + k0, (lapack_int)N, work, (lapack_int)nc))
+            return false;
+    }
+    return true;
+}
+
+/* Q = H_1 ⋯ H_k [I_k; 0] (N × k column-major, ld N) from the blocks, last
+ * to first, each on the columns from its own on (the earlier ones are
+ * still unit vectors on its rows). work: k × BS. False on a LAPACK error. */
+static bool form_q(size_t N, size_t k, const double *A, const qr_blocks *qb, double *Q, double *work)
+{
+    memset(Q, 0, N * k * sizeof *Q);
+    for (size_t i = 0; i < k; ++i)
+        Q[i * N + i] = 1;
+    for (size_t b = qb->n; b-- > 0;) {
+        size_t k0 = qb->k0[b];
+        if (LAPACKE_dlarfb_work(LAPACK_COL_MAJOR, 'L', 'N', 'F', 'C', (lapack_int)(N - k0), (lapack_int)(k - k0),
+                                (lapack_int)qb->kb[b], A + k0 * N + k0, (lapack_int)N, qb->T + b * BS * BS,
+                                BS, Q + k0 * N + k0, (lapack_int)N, work, (lapack_int)(k - k0)))
+            return false;
+    }
+    return true;
 }
 
 void skfi_frame_basis_free(skfi_frame_basis *fb)
@@ -320,10 +343,14 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
     double *sg = skf_malloc_array(L, sizeof *sg);
     uint32_t *perm = skf_malloc_array(L, sizeof *perm);
     double *tau = skf_malloc_array(nq * BS, sizeof *tau);
+    qr_blocks qb = {0, skf_malloc_array(nq, sizeof(size_t)), skf_malloc_array(nq, sizeof(size_t)),
+                    skf_malloc_array(nq * BS * BS, sizeof(double))};
+    double *qwork = skf_malloc_array(nq * BS * BS, sizeof *qwork); /* dlarfb's work, ≤ k × BS */
+    double *Qm = NULL; /* Q explicitly (N × k) */
     double *eng = skf_calloc(NP, sizeof *eng);
     double *s = NULL, *Uz = NULL, *Wt = NULL, *S = NULL;
     skf_status st = SKF_OK;
-    if (!mu || !sg || !perm || !tau || !eng) {
+    if (!mu || !sg || !perm || !tau || !eng || !qb.k0 || !qb.kb || !qb.T || !qwork) {
         st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
         goto done;
     }
@@ -398,8 +425,7 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
          * estimate is below SAFETY · tol · ‖U‖²; those samples are then not
          * needed in the basis. */
         double *Y = A + k * N;
-        if (k && ormqr('T', (lapack_int)N, (lapack_int)bs, (lapack_int)k, A, (lapack_int)N, tau, Y,
-                       (lapack_int)N)) {
+        if (k && !apply_qt(N, A, &qb, Y, bs, qwork)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
@@ -425,10 +451,14 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
                 break;
         }
         if (LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)(N - k), (lapack_int)bs, Y + k, (lapack_int)N,
-                           tau + k)) {
+                           tau + k) ||
+            LAPACKE_dlarft_work(LAPACK_COL_MAJOR, 'F', 'C', (lapack_int)(N - k), (lapack_int)bs, Y + k,
+                                (lapack_int)N, tau + k, qb.T + qb.n * BS * BS, BS)) {
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
+        qb.k0[qb.n] = k;
+        qb.kb[qb.n++] = bs;
         size_t kn = k + bs;
         if (kn == N) { /* Q spans every vertex: nothing is missed */
             est = 0;
@@ -480,12 +510,15 @@ skf_status skfi_frame_basis_build(const skfi_decompose_ctx *c, double tol, skfi_
          * pass over U after the growth (per growth step, each block's Q
          * columns took a second application of all the reflectors and a
          * product of only BS columns) */
-        if (LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)k, (lapack_int)k, A, (lapack_int)N,
-                           tau)) {
+        Qm = skf_malloc_array(N * k, sizeof *Qm);
+        if (!Qm || !form_q(N, k, A, &qb, Qm, qwork)) {
             skf_free(isup);
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: the frame basis' QR failed");
             goto done;
         }
+        skf_free(A);
+        A = Qm; /* Q from here on */
+        Qm = NULL;
         if (!project(c, mu, Um, NP, A, k, Z)) {
             skf_free(isup);
             st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory for the frame basis");
@@ -549,6 +582,11 @@ done:
     skf_free(sg);
     skf_free(perm);
     skf_free(tau);
+    skf_free(qb.k0);
+    skf_free(qb.kb);
+    skf_free(qb.T);
+    skf_free(qwork);
+    skf_free(Qm);
     skf_free(eng);
     skf_free(s);
     skf_free(Uz);
