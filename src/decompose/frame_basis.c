@@ -49,10 +49,10 @@
 #define ZP_MAX ((size_t)2 << 20) /* doubles: partition sums of Z per pass (U gathered) */
 #define SAMPLE_MAX ((size_t)1 << 18) /* doubles (2 MiB): the samples one transform pass keeps */
 
-/* splitmix64 (a fixed sequence): the test matrix Ω, random signs ±1. Any
- * independent entries of mean 0 and variance 1 give E[ωωᵀ] = I, all the
- * estimate below needs (E‖Mω‖² = ‖M‖²_F; signs have a smaller variance of
- * it than Gaussians); Gaussians cost a logarithm and a sine per entry. */
+/* splitmix64 (a fixed sequence): the signs D of the test vectors (random
+ * ±1) and the order π of H's columns. Independent signs give E[ωωᵀ] = I
+ * for every ω = D h (h a column of H, entries ±1), all the estimate below
+ * needs (E‖Mω‖² = ‖M‖²_F). */
 static uint64_t next_u64(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
