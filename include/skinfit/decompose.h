@@ -82,11 +82,13 @@ typedef struct skf_decompose_options {
     size_t pca_shapes;        /* M corrective shapes; 0 → none */
     double tolerance;         /* stopping rule: converged when the best energy
                                  E = ΣΣ‖s − u‖² fell by ≤ tolerance·E per iteration on average
-                                 over the last `patience` iterations, unless the current
+                                 over the window (`patience` below), unless the current
                                  iterate lies above the best and its last iteration lowered
                                  E by > tolerance·patience·E (docs/decompose.md);
                                  0 → SKF_DECOMPOSE_DEFAULT_TOLERANCE */
-    size_t patience;          /* window of the stopping rule, iterations; 0 → default */
+    size_t patience;          /* window of the stopping rule: it reaches back over the last
+                                 `patience` iterations that left the run at its best energy
+                                 (iterations ending above the best lengthen it); 0 → default */
     double rms_floor;         /* also converged once RMS = sqrt(E / (N F)) ≤ rms_floor ·
                                  diagonal (dimensionless); 0 → SKF_DECOMPOSE_DEFAULT_RMS_FLOOR;
                                  < 0 → off (then only the moment form's rounding floor, RMS
