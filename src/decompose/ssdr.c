@@ -474,13 +474,17 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
          * 24 × 30 creature: E 0.1 % above the best at iteration 49, 1.8 %
          * lower than at 48; the best fell by half in the next 10). */
         if (it + 1 >= patience) {
+            /* every window from the last `patience` iterations back to the
+             * last `patience` at the best (q ≥ patience) must be flat */
             size_t k = it + 1, n = 0;
-            while (k > 0 && n < patience)
+            converged = !(cur > best_E && cur_prev - cur > tol * (double)patience * cur_prev);
+            while (converged && k > 0 && n < patience) {
                 n += at_best[k--];
-            size_t q = it + 1 - k; /* the window, iterations (≥ patience) */
-            double old = hist[k];
-            converged = old - best_E <= tol * (double)q * old &&
-                        !(cur > best_E && cur_prev - cur > tol * (double)patience * cur_prev);
+                size_t q = it + 1 - k; /* the window, iterations */
+                double old = hist[k];
+                if (q >= patience && old - best_E > tol * (double)q * old)
+                    converged = false;
+            }
         }
         cur_prev = cur;
         if (best_E <= floor_E) {
