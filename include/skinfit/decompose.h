@@ -46,7 +46,10 @@ typedef enum skf_decompose_init {
                                        bone_count when it is > 0) */
 } skf_decompose_init;
 
-#define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 500
+/* a safety net, not a convergence test: the longest measured default run
+ * ends by the rule at 573 (Khronos Fox, 20 bones; docs/decompose.md "Why
+ * 1000") */
+#define SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS 1000
 #define SKF_DECOMPOSE_DEFAULT_TOLERANCE 1e-3
 #define SKF_DECOMPOSE_DEFAULT_PATIENCE 5
 /* Accuracy floor of the stopping rule (rms_floor below), a fraction of the
@@ -82,13 +85,14 @@ typedef struct skf_decompose_options {
     size_t pca_shapes;        /* M corrective shapes; 0 → none */
     double tolerance;         /* stopping rule: converged when the best energy
                                  E = ΣΣ‖s − u‖² fell by ≤ tolerance·E per iteration on average
-                                 over the window (`patience` below), unless the current
+                                 over every window (`patience` below), unless the current
                                  iterate lies above the best and its last iteration lowered
                                  E by > tolerance·patience·E (docs/decompose.md);
                                  0 → SKF_DECOMPOSE_DEFAULT_TOLERANCE */
-    size_t patience;          /* window of the stopping rule: it reaches back over the last
-                                 `patience` iterations that left the run at its best energy
-                                 (iterations ending above the best lengthen it); 0 → default */
+    size_t patience;          /* windows of the stopping rule, iterations: the last `patience`
+                                 and every longer one back to the last `patience` that left the
+                                 run at its best energy (iterations ending above the best do not
+                                 count towards that reach); 0 → default */
     double rms_floor;         /* also converged once RMS = sqrt(E / (N F)) ≤ rms_floor ·
                                  diagonal (dimensionless); 0 → SKF_DECOMPOSE_DEFAULT_RMS_FLOOR;
                                  < 0 → off (then only the moment form's rounding floor, RMS

@@ -454,17 +454,19 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             goto done;
         }
         /* Stopping rule (docs/decompose.md): the best energy fell by less
-         * than tol per iteration on average over a window — because the
-         * K-sparse weight step is not monotone (one bad step is often
-         * followed by good ones) — that reaches back over the last
-         * `patience` iterations that left the run at its best: an iteration
-         * whose iterate lies above the best (a weight step raised E, the
-         * alternation is climbing back down) lengthens the window instead
-         * of counting in it, so a window does not measure the excursion
-         * alone (Bone_Anim 20 bones: E* flat over iterations 42–47 while
-         * E rose 0.4–0.7 % above it and came back, then 2.5 % lower by 64;
-         * a window of the last 5 iterations held only the excursion and
-         * ended the run at 46). Or its
+         * than tol per iteration on average over every window ending now,
+         * from the last `patience` iterations (a window, because the
+         * K-sparse weight step is not monotone: one bad step is often
+         * followed by good ones) back to the last `patience` iterations
+         * that left the run at its best. An iteration whose iterate lies
+         * above the best (a weight step raised E, the alternation is
+         * climbing back down) does not count towards that reach, so a
+         * window made mostly of such an excursion is not the only measure
+         * (Bone_Anim 20 bones: E* flat over iterations 42–47 while E rose
+         * 0.4–0.7 % above it and came back, then 2.5 % lower by 64; the
+         * window of the last 5 iterations ended the run at 46). Every
+         * window, not only the longest: a longer one can dilute a recent
+         * drop, and the rule only withholds stops. Or its
          * RMS reached the accuracy floor (data the model reproduces exactly,
          * where E falls geometrically and its relative rate never drops).
          * Not while the current iterate lies above the best and its last
