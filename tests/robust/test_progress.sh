@@ -22,5 +22,12 @@ n=$(grep -c '^skinfit: progress: *[0-9.]* % .* ([0-9]* s)$' err2.txt)
 cmp -s a.pc2 b.pc2 && ok "output unchanged" || bad "outputs differ"
 "$bin" --progress transfer --source creature.glb --target creature.glb --clip Walk --max-constraints 200 -o t.glb > out3.txt 2> err3.txt; rc=$?
 [ $rc = 0 ] && grep -q '^skinfit: progress:' err3.txt && ok "transfer --progress lines" || bad "transfer --progress: exit $rc $(head -c 200 err3.txt)"
+# Several clips: the percentage is of the whole run, so it never falls back.
+"$bin" --progress transfer --source creature.glb --target creature.glb --all-clips --max-constraints 200 -o t2.glb > /dev/null 2> err4.txt; rc=$?
+pcts=$(sed -n 's/^skinfit: progress: *\([0-9.]*\) % .*(clip \([0-9]*\) of \([0-9]*\).*/\1 \2 \3/p' err4.txt)
+clips=$(echo "$pcts" | awk '{print $2}' | sort -u | wc -l)
+falls=$(echo "$pcts" | awk 'NR > 1 && $1 + 0 < last { n++ } { last = $1 + 0 } END { print n + 0 }')
+[ $rc = 0 ] && [ "$clips" -ge 2 ] && [ "$falls" = 0 ] && ok "transfer --all-clips: $clips clips, percentage never falls ($(echo "$pcts" | tail -1))" \
+  || bad "transfer --all-clips: exit $rc, $clips clips, $falls falls"
 echo "$((checks - fails)) passed, $fails failed"
 [ $fails = 0 ]

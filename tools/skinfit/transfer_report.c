@@ -201,7 +201,10 @@ static int tr_progress_cb(void *user, double fraction, const char *what)
     tr_progress *p = user;
     snprintf(p->label, sizeof p->label, "%s (clip %zu of %zu, %zu frames): %s", short_name(p->name), p->index + 1,
              p->count, p->frames, what ? what : "");
-    return skf_progress_report(p->outer, fraction, p->label);
+    /* The percentage is of the whole run (clips weigh the same), so it rises
+     * monotonically across clips; the label says which clip is at work. */
+    double whole = ((double)p->index + fraction) / (double)p->count;
+    return skf_progress_report(p->outer, whole, p->label);
 }
 
 void tr_progress_init(tr_progress *p, const skf_progress *outer, size_t index, size_t count, const char *name,
