@@ -73,8 +73,12 @@ echo $dead > L/.skinfit-batch.lock
 "$bin" batch j.json -o L > o.txt 2> e.txt; rc=$?
 check "[ $rc = 0 ] && [ -s L/a.glb ] && [ -s L/summary.json ]" "stale lock (dead pid $dead) taken over: exit $rc $(cat e.txt)"
 
-# two batches on one folder: the second refuses while the first runs
-printf '{"defaults":{"source":"creature.glb","clips":"all","fps":30,"mode":"both"},"jobs":[{"name":"slow","target":"aw.glb"}]}\n' > slow.json
+# two batches on one folder: the second refuses while the first runs. The job
+# must outlast the second batch's start by a wide margin on a fast machine: a
+# 30k-vertex target of another mesh (registration) at 240 frames per second
+# (2.7 s here; the 600-vertex one at 30 fps took 0.27 s, a race).
+"$bin" demo-asset -o big.glb --vertices 30000 >/dev/null || exit 1
+printf '{"defaults":{"source":"creature.glb","clips":"all","fps":240,"mode":"both"},"jobs":[{"name":"slow","target":"big.glb"}]}\n' > slow.json
 "$bin" batch slow.json -o S --threads 1 > s1.txt 2>&1 & first=$!
 worker=
 for _ in $(seq 1 200); do

@@ -24,7 +24,7 @@ cat > jobs.json <<'J'
     {"name": "aw2-walk-both", "target": "aw2.glb", "clips": ["Walk"], "mode": "both"},
     {"name": "self", "target": "creature.glb", "clips": ["Trot"]},
     {"name": "corrupt", "target": "corrupt.glb"},
-    {"name": "aw1-trot-rot", "target": "aw1.glb", "clips": ["Trot"], "mode": "rotation-only"}
+    {"name": "aw1-trot-rot", "target": "aw1.glb", "clips": ["Trot"], "mode": "rotation-only", "fps": 90}
   ]
 }
 J
@@ -39,7 +39,9 @@ check '[ ! -e ref/corrupt.glb ] && [ -s ref/corrupt.error.json ]' "corrupt job: 
 check 'grep -q "\"failed\": 1" ref/summary.json && grep -q "\"ok\": 5" ref/summary.json' "summary counts 5 ok, 1 failed"
 check '! ls ref | grep -q "tmp-"' "no temporaries left"
 
-# 2. Kill partway with SIGKILL, resume, compare.
+# 2. Kill partway with SIGKILL, resume, compare. The last job samples at 90 fps
+# (0.6 s here, 40x the other jobs) so that the kill lands before it ends even on a fast
+# machine; at 6 fps the whole batch took 0.38 s against a 0.05 s poll.
 "$bin" batch jobs.json -o killed --threads 1 --jobs 1 >/dev/null 2>&1 &
 pid=$!
 # a job is complete once its report exists (written last, atomically)
