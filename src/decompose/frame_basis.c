@@ -134,6 +134,21 @@ void skfi_frame_basis_free(skfi_frame_basis *fb)
     memset(fb, 0, sizeof *fb);
 }
 
+/* The fixed partitions of the passes: partition p of NP holds the VB-vertex
+ * blocks [*b0, *b1) of ceil(N / VB); block b holds vertices s0 .. s0+ns-1. */
+static void partition_blocks(size_t N, size_t p, size_t NP, size_t *b0, size_t *b1)
+{
+    size_t NBk = (N + VB - 1) / VB;
+    *b0 = p * NBk / NP;
+    *b1 = (p + 1) * NBk / NP;
+}
+
+static size_t block_rows(size_t N, size_t b, size_t *s0)
+{
+    *s0 = b * VB;
+    return *s0 + VB < N ? VB : N - *s0;
+}
+
 /* One pass over U (gathered from the input, not kept whole) in fixed
  * partitions of VB-vertex blocks (the same sums at any thread count): zp[p]
  * (bq × 3F row-major) = the partition's share of qnᵀ U for qn (N × bq
@@ -141,7 +156,7 @@ void skfi_frame_basis_free(skfi_frame_basis *fb)
 static bool pass(const skfi_decompose_ctx *c, const double *mu, size_t NP, const double *qn, size_t bq,
                  double *zp)
 {
-    size_t N = c->N, F3 = 3 * c->F, NBk = (N + VB - 1) / VB;
+    size_t N = c->N, F3 = 3 * c->F;
     int failed = 0;
 #pragma omp parallel
     {
@@ -155,9 +170,10 @@ static bool pass(const skfi_decompose_ctx *c, const double *mu, size_t NP, const
             if (!ub)
                 continue;
             double *zo = zp + (size_t)p * F3 * bq;
-            size_t b0 = (size_t)p * NBk / NP, b1 = ((size_t)p + 1) * NBk / NP;
+            size_t b0, b1, s0;
+            partition_blocks(N, (size_t)p, NP, &b0, &b1);
             for (size_t b = b0; b < b1; ++b) {
-                size_t s0 = b * VB, ns = s0 + VB < N ? VB : N - s0;
+                size_t ns = block_rows(N, b, &s0);
                 gather(c, mu, s0, ns, ub);
                 /* qn's rows s0.. as row-major bq × ns (ld N) */
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)bq, (int)F3, (int)ns, 1.0,
@@ -232,7 +248,7 @@ static void fwht(double *restrict x, size_t L, size_t n)
 static bool sample(const skfi_decompose_ctx *c, const double *mu, const double *Um, size_t NP, size_t L,
                    const double *sg, const uint32_t *perm, size_t m0, size_t nm, double *eng, double *Y)
 {
-    size_t N = c->N, F3 = 3 * c->F, NBk = (N + VB - 1) / VB;
+    size_t N = c->N, F3 = 3 * c->F;
     int failed = 0;
 #pragma omp parallel
     {
@@ -248,9 +264,10 @@ static bool sample(const skfi_decompose_ctx *c, const double *mu, const double *
             if (!ok)
                 continue;
             double q = 0;
-            size_t b0 = (size_t)p * NBk / NP, b1 = ((size_t)p + 1) * NBk / NP;
+            size_t b0, b1, s0;
+            partition_blocks(N, (size_t)p, NP, &b0, &b1);
             for (size_t b = b0; b < b1; ++b) {
-                size_t s0 = b * VB, ns = s0 + VB < N ? VB : N - s0;
+                size_t ns = block_rows(N, b, &s0);
                 const double *u = Um ? Um + s0 * F3 : ub;
                 if (!Um)
                     gather(c, mu, s0, ns, ub);
