@@ -11,6 +11,10 @@
 #      clip in Blender: <= 1e-5;
 #  (d) Blender's glTF re-export of a baked file read back by skinfit: the
 #      same clip names, and every clip's bake within 1e-4 of the diagonal.
+#  (e) a skeletal decomposition (decompose --skeleton) of the creature's
+#      Walk: played as in (a), its armature nested as the bone tree (every
+#      bone but the root has a parent bone) and every joint-to-parent-joint
+#      distance constant over the clip in Blender (relative 1e-5).
 # Exit 77 (skipped) without blender; the Quaternius / Dem Bones parts need
 # $SKF_DATA and are skipped alone (said so) when it is absent.
 set -u
@@ -53,6 +57,11 @@ run "$bin" demo-asset -o creature.glb --vertices 1500
 run "$bin" autoweights creature.glb -o creature_aw.glb
 run "$bin" transfer --source creature.glb --target creature_aw.glb --all-clips --max-constraints 800 -o creature_tr.glb
 run "$bin" decompose creature.glb --clip Walk --bones 8 --pca 3 --max-iterations 6 -o creature_dec.glb
+# (e) a skeletal decomposition (--skeleton, issue 16): the armature nests as the bone tree, plays
+#     as skinfit measured after a random pose, and its bones keep their lengths while it plays
+run "$bin" decompose creature.glb --clip Walk --bones 10 --skeleton -o creature_skel.glb --report creature_skel.json
+skel_nested=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bones"] - 1)' creature_skel.json) ||
+  { echo "FAIL: creature_skel.json"; exit 1; }
 have_data=0
 if [ -f "$data/quaternius/animals/Horse.glb" ] && [ -f "$data/dembones/Bone_Anim.abc" ]; then
   have_data=1
@@ -72,6 +81,8 @@ walk_fps=$(sed -n 's/.* frames at \([0-9.e+-]*\) fps.*/\1/p' log.txt)
   printf '['
   printf '{"kind":"play","glb":"%s","tol":1e-5,"clips":%s},' "$PWD/creature_tr.glb" "$(bake_clips creature_tr.glb ctr)"
   printf '{"kind":"play","glb":"%s","tol":1e-5,"clips":%s},' "$PWD/creature_dec.glb" "$(bake_clips creature_dec.glb cdec)"
+  printf '{"kind":"play","glb":"%s","tol":1e-5,"tree":%d,"tree_tol":1e-5,"clips":%s},' \
+    "$PWD/creature_skel.glb" "$skel_nested" "$(bake_clips creature_skel.glb cskel)"
   if [ $have_data = 1 ]; then
     printf '{"kind":"play","glb":"%s","tol":1e-5,"clips":%s},' "$PWD/horse_tr.glb" "$(bake_clips horse_tr.glb htr)"
     printf '{"kind":"play","glb":"%s","tol":1e-5,"clips":%s},' "$PWD/boneanim_dec.glb" "$(bake_clips boneanim_dec.glb bdec)"

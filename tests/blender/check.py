@@ -203,11 +203,40 @@ def poison(rng):
             kb.value = rng.uniform(0, 1)
 
 
+def armatures():
+    return [o for o in bpy.data.objects if o.type == "ARMATURE"]
+
+
+def parented_bones():
+    return sum(1 for o in armatures() for b in o.data.bones if b.parent is not None)
+
+
+def tree_stretch(c, frames):
+    """Worst relative change, over the clip's frames (the clip being played),
+    of the distance from a bone's head to its parent bone's head, against
+    the rest armature's distance (pose space: the armature object's own)."""
+    rest = {}
+    for o in armatures():
+        for b in o.data.bones:
+            if b.parent is not None:
+                rest[(o.name, b.name)] = (b.head_local - b.parent.head_local).length
+    worst = 0.0
+    for k in range(frames):
+        set_time(c["start"] + k / c["fps"])
+        for o in armatures():
+            for pb in o.pose.bones:
+                r = rest.get((o.name, pb.name))
+                if r and r > 0:
+                    worst = max(worst, abs((pb.head - pb.parent.head).length - r) / r)
+    return worst
+
+
 def job_play(job, rng):
     import_gltf(job["glb"])
     objs = skinned_meshes()
     names = clip_names()
     worst_all = 0.0
+    tree_worst = 0.0
     lines = []
     mapping = None
     ties = 0
@@ -241,8 +270,18 @@ def job_play(job, rng):
             if d > worst:
                 worst, worst_frame = d, k
         worst_all = max(worst_all, worst)
+        if "tree" in job:
+            tree_worst = max(tree_worst, tree_stretch(c, len(fr)))
         lines.append("%s %.3e (frame %d of %d)" % (c["name"], worst, worst_frame, len(fr)))
     ok = worst_all <= job["tol"]
+    if "tree" in job:
+        nested = parented_bones()
+        tree_ok = nested >= job["tree"] and tree_worst <= job["tree_tol"]
+        print("measured: %s: armature of %d bones, %d with a parent bone (at least %d asked); joint-to-parent-joint "
+              "distance over every frame of every clip: worst relative change %.3e (tolerance %g) %s"
+              % (job["glb"], sum(len(o.data.bones) for o in armatures()), nested, job["tree"], tree_worst,
+                 job["tree_tol"], "ok" if tree_ok else "FAIL"))
+        ok = ok and tree_ok
     print("measured: %s: Blender vs skinfit, worst vertex over every frame, after a random pose and "
           "every other action: %s; worst %.3e of the diagonal (tolerance %g; %d coincident vertices told "
           "apart by their motion) %s"
