@@ -69,11 +69,12 @@ typedef enum skf_decompose_init {
  * the data); at 3e-15 six of six seeds gave the unreduced run's 53
  * (docs/bench.md). */
 #define SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE 3e-15
-/* cap of the constrained rounds of --skeleton when they run by the stopping
- * rule (skeleton_rounds = 0; docs/decompose.md "Skeleton": the alternation
+/* default cap (max_skeleton_rounds = 0) of the constrained rounds of
+ * --skeleton when they run by the stopping rule (skeleton_rounds = 0;
+ * docs/decompose.md "Skeleton": the alternation
  * lowers the skeletal energy 0.1-1 % a round for tens of rounds on the
  * creature) */
-#define SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS 60
+#define SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS 200
 
 /* Zeroed options = defaults. */
 typedef struct skf_decompose_options {
@@ -128,8 +129,12 @@ typedef struct skf_decompose_options {
                                  rule above (tolerance, patience) holds on the skeletal energy
                                  and on the joints (each moved by ≤ tolerance × its bone's
                                  length a round over the window), at most
-                                 SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a
-                                 warning) */
+                                 max_skeleton_rounds (a cap hit is a warning, option
+                                 "skf_decompose_options.max_skeleton_rounds", that says
+                                 whether the energy or a joint had not settled) */
+    size_t max_skeleton_rounds; /* cap of the rounds run by the rule; 0 →
+                                   SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS; ignored when
+                                   skeleton_rounds > 0 */
     int threads;              /* OpenMP threads; 0 → all */
     const skf_progress *progress; /* may be NULL */
     skf_warnings *warnings;   /* may be NULL; e.g. "asked 30 bones, mesh has 20 vertices" */
@@ -205,8 +210,8 @@ typedef struct skf_decomposition {
                                       a core; this does not */
     double seconds_skeleton;  /* wall time of the skeleton (0 without) */
     size_t skeleton_rounds_run; /* constrained rounds the skeleton ran (0 without) */
-    bool skeleton_hit_cap;    /* they stopped at SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS, not by
-                                 the rule */
+    bool skeleton_hit_cap;    /* they stopped at the cap (max_skeleton_rounds), not by the
+                                 rule */
 } skf_decomposition;
 
 /* Decompose. frames: [F*3N] positions frame-major (as skf_meshseq); rest:

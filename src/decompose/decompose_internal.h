@@ -181,7 +181,7 @@ void skfi_decompose_to_csr(const skf_decomposition *d, size_t *offsets, uint32_t
  * 2014) of the flat decomposition d: fills d->parent, d->skeleton_root and
  * replaces transforms, weights and joint_rest by the skeletal ones. */
 skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds,
-                                   double tol, size_t patience, skf_error *err);
+                                   size_t max_rounds, double tol, size_t patience, skf_error *err);
 
 /* Skin contact across separate connected components (contact.c): for each
  * representative vertex j, the nearest rest-pose vertex k of another

@@ -78,6 +78,8 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* eigenvalue ratio below which a direction of the joint problem counts as
@@ -759,8 +761,8 @@ static void keep_best(kept *kb, double E, const double *T, const skf_decompositi
     memcpy(kb->j, b, 3 * B * sizeof *kb->j);
 }
 
-static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds, double tol,
-                                size_t patience, size_t *pruned,
+static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds,
+                                size_t max_rounds, double tol, size_t patience, size_t *pruned,
                                 skf_error *err)
 {
     size_t N = c->N, F = c->F, B = d->bone_count, K = d->max_influences;
@@ -943,9 +945,15 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
     /* Rounds: `rounds` > 0 runs exactly that many; 0 runs until the flat
      * alternation's stopping rule holds on the best skeletal energy (it fell
      * by ≤ tol per round on average over the last `patience` rounds), at most
-     * SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS (a cap hit is a warning). */
+     * max_rounds (0: SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS; a cap hit is a
+     * warning that says which part of the rule did not hold). */
     bool by_rule = rounds == 0;
-    size_t cap = by_rule ? SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS : rounds;
+    size_t cap = by_rule ? (max_rounds ? max_rounds : SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS) : rounds;
+    /* at the last test of the rule: the energy's mean relative fall a round
+     * over the window, and the joint that kept moving (SIZE_MAX: none) with
+     * its mean move a round as a fraction of its scale */
+    double last_fall = -1, last_move = 0;
+    size_t last_joint = SIZE_MAX;
     hist = skf_malloc_array(cap + 1, sizeof *hist);
     jhist = skf_malloc_array((patience + 1) * 3 * B0, sizeof *jhist);
     sup_wb = skf_malloc_array(N * K, sizeof *sup_wb);
@@ -1082,6 +1090,8 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
         memcpy(jhist + (r % (patience + 1)) * 3 * B0, jbest, 3 * B * sizeof *jhist);
         if (by_rule && r >= r_base + patience) {
             settled = hist[r - patience] - kb.E <= tol * (double)patience * hist[r - patience];
+            last_fall = (hist[r - patience] - kb.E) / ((double)patience * hist[r - patience]);
+            last_joint = SIZE_MAX;
             /* and the kept joints: each moved by ≤ tol of its bone's length
              * (the distance to its parent's joint) a round on average over
              * the window (the energy is nearly flat along a joint between
@@ -1123,15 +1133,33 @@ static skf_status skeleton_tree(const skfi_decompose_ctx *c, skf_decomposition *
                 bool near = sqrt(mv2) <= tol * (double)patience * dist[i];
                 bool flat = !fixed[i] && cst <= tol * (double)patience * hist[r - patience];
                 settled = near || flat;
+                if (!settled) {
+                    last_joint = i;
+                    last_move = dist[i] > 0 ? sqrt(mv2) / ((double)patience * dist[i]) : INFINITY;
+                }
             }
         }
     }
     d->skeleton_rounds_run = r - 1;
     d->skeleton_hit_cap = by_rule && !settled;
-    if (d->skeleton_hit_cap)
-        skf_warn_as(c->warnings, SKF_KIND_ITERATION_CAP, "skf_decompose_options.skeleton_rounds",
-                    "decompose: skeleton: stopped at the cap of %zu constrained rounds with the "
-                    "error still improving", cap);
+    if (d->skeleton_hit_cap) {
+        /* name what kept the rule from holding: the energy still falling
+         * faster than the tolerance, or (the energy settled) a joint still
+         * moving; the cap is the option field that set it */
+        char why[160];
+        if (last_fall < 0)
+            snprintf(why, sizeof why, "before the rule's window of %zu rounds was full", patience);
+        else if (last_joint == SIZE_MAX || last_fall > tol)
+            snprintf(why, sizeof why, "with the error still falling by %.3g %% a round (the rule: %.3g %%)",
+                     100 * last_fall, 100 * tol);
+        else
+            snprintf(why, sizeof why,
+                     "with the error settled but the joint of bone_%03zu still moving by %.3g %% of the "
+                     "longer segment it ends a round (the rule: %.3g %%)",
+                     last_joint, 100 * last_move, 100 * tol);
+        skf_warn_as(c->warnings, SKF_KIND_ITERATION_CAP, "skf_decompose_options.max_skeleton_rounds",
+                    "decompose: skeleton: stopped at the cap of %zu constrained rounds %s", cap, why);
+    }
     memcpy(d->transforms, Tbest, F * B * 12 * sizeof *Tbest);
     memcpy(d->weight, wbest, N * K * sizeof *wbest);
     memcpy(d->weight_bone, bbest, N * K * sizeof *bbest);
@@ -1179,12 +1207,12 @@ done:
 }
 
 skf_status skfi_decompose_skeleton(const skfi_decompose_ctx *c, skf_decomposition *d, size_t rounds,
-                                   double tol, size_t patience, skf_error *err)
+                                   size_t max_rounds, double tol, size_t patience, skf_error *err)
 {
     size_t B0 = d->bone_count, pruned = 0;
     skf_status st = prune_bones(c, d, &pruned, err);
     if (!st)
-        st = skeleton_tree(c, d, rounds, tol, patience, &pruned, err);
+        st = skeleton_tree(c, d, rounds, max_rounds, tol, patience, &pruned, err);
     if (!st && pruned)
         skf_warn(c->warnings, "decompose: skeleton: pruned %zu of %zu bones that carried less than %g "
                  "vertices' worth of weight (too little for a rigid motion); the skeleton has %zu bones",

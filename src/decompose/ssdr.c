@@ -554,7 +554,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     d->metrics_flat = d->metrics;
     if (opt.skeleton) {
         double ts = omp_get_wtime();
-        if ((st = skfi_decompose_skeleton(&c, d, opt.skeleton_rounds, tol, patience, err)))
+        if ((st = skfi_decompose_skeleton(&c, d, opt.skeleton_rounds, opt.max_skeleton_rounds, tol, patience, err)))
             goto done;
         d->seconds_skeleton = omp_get_wtime() - ts;
         B = d->bone_count; /* the skeleton may prune bones (skeleton.c) */

@@ -888,6 +888,8 @@ skf_status skf_register_surfaces(const double *source_positions, size_t source_v
                       "register: did not converge: stage %d of %d stopped at %d iterations, last change %.3g %% of the "
                       "diagonal > %.3g %%",
                       nstages, nstages, max_it, 100 * change / diag, 500 * tol / diag);
+        /* the cap that stopped it, so a caller can name its own knob */
+        skf_error_set_kind(err, SKF_KIND_ITERATION_CAP, "skf_register_options.max_iterations");
         goto done;
     }
     /* the registered surface and the per-vertex map */

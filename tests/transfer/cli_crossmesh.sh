@@ -34,7 +34,7 @@ expect 1 "range.json: .*landmarks\[0\].target_vertex: 99999 out of range" -- --l
 expect 2 "max-rest-mismatch needs a percentage" -- --max-rest-mismatch 0
 expect 2 "max-rest-mismatch needs a percentage" -- --max-rest-mismatch 150
 expect 2 "carry is deformation or closest" -- --carry nearest
-expect 1 "register: did not converge" -- --registration-iterations 1
+expect 1 "register: did not converge: stage [0-9]* of [0-9]* stopped at 1 iterations.*(raise it with --registration-iterations N)$" -- --registration-iterations 1
 expect 1 "do not register: residual .* before registration, .* after (limit 0.01 %)" -- --max-rest-mismatch 0.01
 # good runs
 printf '{"pairs": [{"source_vertex": 0, "target_vertex": 0}, {"source": [0, 1.0, -0.4], "target": [0, 1.19, -0.4]}]}' > good.json

@@ -35,6 +35,8 @@ static const struct {
     {"skf_transfer_options.max_lm_iterations", "--max-lm-iterations"},
     {"skf_transfer_options.max_newton_iterations", "--max-newton-iterations"},
     {"skf_decompose_options.max_iterations", "--max-iterations"},
+    {"skf_decompose_options.max_skeleton_rounds", "--max-skeleton-rounds"},
+    {"skf_register_options.max_iterations", "--registration-iterations"},
     {"skf_decompose_options.max_influences", "--max-influences"},
     {"skf_decompose_options.pca_shapes", "--pca"},
     {"skf_decompose_options.bone_count", "--bones"},

@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: skinfit decompose INPUT [--rest REST] (--bones N | --bones auto)\n"
             "                         [--init meanshift|split] [--max-influences K] [--skeleton]\n"
-            "                         [--pca M]\n"
+            "                         [--max-skeleton-rounds R] [--pca M]\n"
             "                         [--max-iterations I] [--anderson M] [--fps F] [--clip NAME]\n"
             "                         [--apply-xform]\n"
             "                         [--threads T] -o OUT.glb [--report R.json]\n\n"
@@ -45,6 +45,8 @@ static void usage(FILE *f)
             "  --skeleton           also build a bone tree with joints (Le & Deng 2014) and\n"
             "                       re-solve with it: an armature an artist can pose; the\n"
             "                       clip becomes local rotations (+ root translation)\n"
+            "  --max-skeleton-rounds R  cap on the skeleton's constrained rounds (default\n"
+            "                       %d; they stop when the error and the joints settle)\n"
             "  --pca M              M corrective shapes from the residual (default 0)\n"
             "  --max-iterations I   cap on alternations (default %d; a safety net: the run\n"
             "                       stops when the error stops improving, docs/decompose.md)\n"
@@ -59,7 +61,7 @@ static void usage(FILE *f)
             "  --report R.json      metrics as JSON (the numbers of the table)\n"
             "  --reconstruction R.mdd  also write the reconstructed animation (with the\n"
             "                       shapes) as an MDD point cache, for checking\n",
-            SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS);
+            SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS, SKF_DECOMPOSE_DEFAULT_MAX_ITERATIONS);
 }
 
 static bool parse_size(const char *s, size_t lo, size_t hi, size_t *out)
@@ -194,7 +196,7 @@ int cmd_decompose(int argc, char **argv)
 {
     const char *input = NULL, *rest_path = NULL, *out_path = NULL, *report = NULL,
                *clip_name = NULL, *recon = NULL;
-    size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0, anderson = 0;
+    size_t bones = 0, K = 4, M = 0, iters = 0, threads = 0, anderson = 0, skel_rounds = 0;
     bool auto_bones = false, have_bones = false, apply_xform = false, skeleton = false;
     double fps = 0;
     skf_decompose_init init = SKF_DECOMPOSE_INIT_DEFAULT;
@@ -213,7 +215,8 @@ int cmd_decompose(int argc, char **argv)
                    !strcmp(a, "--max-influences") || !strcmp(a, "--pca") ||
                    !strcmp(a, "--max-iterations") || !strcmp(a, "--fps") || !strcmp(a, "-o") ||
                    !strcmp(a, "--report") || !strcmp(a, "--clip") || !strcmp(a, "--threads") ||
-                   !strcmp(a, "--reconstruction") || !strcmp(a, "--anderson")) {
+                   !strcmp(a, "--reconstruction") || !strcmp(a, "--anderson") ||
+                   !strcmp(a, "--max-skeleton-rounds")) {
             if (i + 1 >= argc)
                 return cli_usage_error("decompose", "%s needs a value", a);
             const char *v = argv[++i];
@@ -246,6 +249,7 @@ int cmd_decompose(int argc, char **argv)
                               : !strcmp(a, "--pca")            ? &M
                               : !strcmp(a, "--threads")        ? &threads
                               : !strcmp(a, "--anderson")       ? &anderson
+                              : !strcmp(a, "--max-skeleton-rounds") ? &skel_rounds
                                                                : &iters;
                 if (dst == &bones && !strcmp(v, "auto")) {
                     auto_bones = true;
@@ -276,6 +280,8 @@ int cmd_decompose(int argc, char **argv)
         return cli_usage_error("decompose", "missing INPUT");
     if (have_bones == auto_bones)
         return cli_usage_error("decompose", "give exactly one of --bones N and --bones auto");
+    if (skel_rounds && !skeleton)
+        return cli_usage_error("decompose", "--max-skeleton-rounds needs --skeleton");
     if (!out_path)
         return cli_usage_error("decompose", "missing -o OUT.glb");
     if (!cli_ends_with(out_path, ".glb"))
@@ -356,6 +362,7 @@ int cmd_decompose(int argc, char **argv)
                                .anderson = (int)anderson,
                                .pca_shapes = M,
                                .skeleton = skeleton,
+                               .max_skeleton_rounds = skel_rounds,
                                .threads = (int)threads,
                                .progress = &pr,
                                .warnings = &w,
