@@ -75,6 +75,10 @@ typedef enum skf_decompose_init {
  * lowers the skeletal energy 0.1-1 % a round for tens of rounds on the
  * creature) */
 #define SKF_DECOMPOSE_DEFAULT_SKELETON_ROUNDS 200
+/* largest max_iterations, patience, skeleton_rounds and max_skeleton_rounds
+ * accepted (their histories are allocated up front; a larger value is
+ * SKF_ERR_ARGUMENT, kind SKF_KIND_OPTION naming the field) */
+#define SKF_DECOMPOSE_MAX_ROUNDS ((size_t)1 << 20)
 
 /* Zeroed options = defaults. */
 typedef struct skf_decompose_options {

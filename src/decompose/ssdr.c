@@ -127,6 +127,23 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         skf_error_set_kind(err, SKF_KIND_OPTION, "skf_decompose_options.max_influences");
         return SKF_ERR_ARGUMENT;
     }
+    /* counts that size histories allocated up front (iters + 1 entries:
+     * SIZE_MAX would wrap to an empty array) */
+    const struct {
+        size_t v;
+        const char *field;
+    } counts[] = {{iters, "skf_decompose_options.max_iterations"},
+                  {patience, "skf_decompose_options.patience"},
+                  {opt.skeleton_rounds, "skf_decompose_options.skeleton_rounds"},
+                  {opt.max_skeleton_rounds, "skf_decompose_options.max_skeleton_rounds"}};
+    for (size_t q = 0; q < sizeof counts / sizeof counts[0]; ++q)
+        if (counts[q].v > SKF_DECOMPOSE_MAX_ROUNDS) {
+            const char *name = strrchr(counts[q].field, '.') + 1;
+            skf_fail(err, SKF_ERR_ARGUMENT, "decompose: %s %zu (at most %zu)", name, counts[q].v,
+                     SKF_DECOMPOSE_MAX_ROUNDS);
+            skf_error_set_kind(err, SKF_KIND_OPTION, counts[q].field);
+            return SKF_ERR_ARGUMENT;
+        }
     if (!rest)
         rest = frames;
     for (size_t k = 0; k < 3 * N * F; ++k)

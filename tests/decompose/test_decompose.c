@@ -880,7 +880,27 @@ static void test_degenerate(void)
     printf("more bones than vertices: %s\n", st ? err.message : "accepted?");
     CHECK(st == SKF_ERR_ARGUMENT && strstr(err.message, "bones possible"));
     CHECK(d == NULL);
+    /* counts that size the histories: SIZE_MAX (which wrapped iters + 1 to
+     * an empty array) and one past the bound are refused naming the field;
+     * the bound itself passes the check */
+    const char *fields[] = {"max_iterations", "patience", "skeleton_rounds", "max_skeleton_rounds"};
+    for (int q = 0; q < 4; ++q)
+        for (int big = 0; big < 2; ++big) {
+            size_t v = big ? SIZE_MAX : SKF_DECOMPOSE_MAX_ROUNDS + 1;
+            o = (skf_decompose_options){.bone_count = 8, .skeleton = q >= 2};
+            size_t *dst = q == 0 ? &o.max_iterations : q == 1 ? &o.patience
+                        : q == 2 ? &o.skeleton_rounds : &o.max_skeleton_rounds;
+            *dst = v;
+            d = NULL;
+            st = skf_decompose(N, F, seq->positions, rest, T, seq->triangles, &o, &d, &err);
+            CHECK_MSG(st == SKF_ERR_ARGUMENT && err.kind == SKF_KIND_OPTION && err.option &&
+                          strstr(err.option, fields[q]) && strstr(err.message, fields[q]) && d == NULL,
+                      "%s = %zu: status %d, %s", fields[q], v, (int)st, st ? err.message : "accepted");
+            if (q == 0 && big)
+                printf("max_iterations SIZE_MAX: %s\n", err.message);
+        }
     /* NaN in a frame */
+    o = (skf_decompose_options){.bone_count = 8};
     double *nan_frames = malloc(F * N * 3 * sizeof *nan_frames);
     memcpy(nan_frames, seq->positions, F * N * 3 * sizeof *nan_frames);
     nan_frames[(3 * N + 7) * 3 + 1] = NAN;
