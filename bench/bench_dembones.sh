@@ -111,11 +111,15 @@ done
 
 # bench_decompose's Bone_Anim rows (5 / 10 / 20 bones, one thread, its
 # defaults) are one run each; its --repeat only repeats the threads section,
-# so it is run REPEAT times here and each row's fastest CPU is kept.
+# so it is run REPEAT times here and each row's fastest CPU is kept. Its
+# Anderson rows run first and warm the process: the plain rows are not the
+# process's first decomposition, which also pays for OpenBLAS's pthread pool
+# spinning after load (~0.1 s of CPU; OPENBLAS_NUM_THREADS=1 avoids it) and
+# first-touch page faults. A CLI run pays them; docs/bench.md gives both.
 for i in $(seq "$repeat"); do
   echo "skinfit bench_decompose run $i of $repeat:" >&2
   # shellcheck disable=SC2086
-  $pin "$bench" --skip-creature --skip-anderson --repeat 1 > "$work/skinfit.txt" ||
+  $pin "$bench" --skip-creature --repeat 1 > "$work/skinfit.txt" ||
     die "$bench failed: $(tail -3 "$work/skinfit.txt")"
   while read -r b cpu r it; do
     echo "  bones $b cpu_s $cpu rms $r iters $it" >&2
