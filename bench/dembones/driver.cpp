@@ -74,6 +74,11 @@ float le_f32(const unsigned char *p)
     return f;
 }
 
+// The two readers below are this file's own rather than libskinfit's: the
+// driver is built outside CMake against Eigen alone (linking the static
+// library would pull in its whole dependency set), and Dem Bones' Laplacian
+// wants the OBJ's quads as polygons, where skinfit's readers fan them into
+// triangles (other neighbours, other smoothing, other RMS figures).
 struct PointCache {
     size_t points = 0, samples = 0;
     std::vector<float> xyz; // samples x points x 3
@@ -176,8 +181,8 @@ public:
     }
 
 private:
-    double last_ = -1;
-    int slow_left_ = 3;
+    double last_ = -1;  // the previous iteration's RMS; < 0 before the first
+    int slow_left_ = 0; // slow steps left; the first iteration (never slow) sets it to patience
 };
 
 int parse_int(const char *s, const char *what)
