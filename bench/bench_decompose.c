@@ -207,6 +207,9 @@ static void creature_thread_figure(size_t verts, size_t frames, size_t bones)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* as `skinfit decompose` does: no idle OpenBLAS pool polling beside the
+     * first rows (skinfit/decompose.h) */
+    skf_decompose_release_blas_pool();
     bool creature = true, plain = true, threads_only = false, threads_all = false;
     size_t verts = 50000;
     for (int i = 1; i < argc; ++i) {

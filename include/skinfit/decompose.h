@@ -231,6 +231,18 @@ skf_status skf_decompose(size_t vertex_count, size_t frame_count, const double *
                          skf_error *err);
 void skf_decomposition_free(skf_decomposition *d);
 
+/* For a program that calls BLAS only through skf_decompose (which runs its
+ * own OpenMP loops and calls BLAS on one thread): sets OpenBLAS to one
+ * thread and ends its idle worker pool. Debian's pthread OpenBLAS starts
+ * the pool when the library loads and each worker polls for 2^28 cycles
+ * before it sleeps: ~0.13 s of CPU at the start of every process (a 5-bone
+ * Bone_Anim decompose 0.42 s of CPU instead of 0.28; docs/bench.md). Never
+ * called by the library itself (process-wide; OpenBLAS restarts the pool if
+ * a later caller asks for threads). A no-op with OpenBLAS builds that have
+ * no pool. skf_decompose leaves the BLAS thread count alone when it is
+ * already 1, so the pool stays ended. */
+void skf_decompose_release_blas_pool(void);
+
 /* Reconstruct frame f: out [3N]; with_shapes adds the corrective shapes. */
 void skf_decomposition_frame(const skf_decomposition *d, size_t f, bool with_shapes, double *out);
 

@@ -178,7 +178,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
      * inside our own parallel loop: OpenBLAS must not thread them itself
      * (oversubscription, and sums that would depend on its thread count). */
     int saved_blas = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    /* not when already 1: OpenBLAS's setter starts its pool again when it
+     * was ended (skf_decompose_release_blas_pool) */
+    if (saved_blas != 1)
+        openblas_set_num_threads(1);
     double t0 = omp_get_wtime();
 
     size_t nnls_solves = 0, nnls_at_cap = 0;
@@ -628,7 +631,8 @@ done:
     skf_free(rep_of);
     if (opt.threads > 0)
         omp_set_num_threads(saved_threads);
-    openblas_set_num_threads(saved_blas);
+    if (saved_blas != 1)
+        openblas_set_num_threads(saved_blas);
     if (st) {
         skf_decomposition_free(d);
         return st;

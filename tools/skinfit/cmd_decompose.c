@@ -200,6 +200,9 @@ int cmd_decompose(int argc, char **argv)
     bool auto_bones = false, have_bones = false, apply_xform = false, skeleton = false;
     double fps = 0;
     skf_decompose_init init = SKF_DECOMPOSE_INIT_DEFAULT;
+    /* this command calls BLAS only through skf_decompose, on one thread:
+     * OpenBLAS's idle pool would only burn CPU (skinfit/decompose.h) */
+    skf_decompose_release_blas_pool();
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
