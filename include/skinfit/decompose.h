@@ -62,13 +62,18 @@ typedef enum skf_decompose_init {
  * why a floor at the input's float32 rounding would not end these runs) */
 #define SKF_DECOMPOSE_DEFAULT_RMS_FLOOR 1e-5
 /* Relative tolerance of the reduced frame space (rank_tolerance below):
- * 3e-15 of the centred trajectories' energy, a discarded part of relative
- * norm 5.5e-8 — below float32 input rounding (2^-24 ≈ 6e-8). At 1e-14 the
- * 10-bone Bone_Anim run ended at 53 or at 70 iterations depending on the
- * sketch's random seed (a path that forks under perturbations of 1e-7 of
- * the data); at 3e-15 six of six seeds gave the unreduced run's 53
- * (docs/bench.md). */
-#define SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE 3e-15
+ * 1e-13 of the centred trajectories' energy, a discarded part of relative
+ * norm 3.2e-7, five times float32 input rounding (2^-24 ≈ 6e-8). Bone_Anim
+ * keeps 82-84 directions from a sketch of 112, where 3e-15 kept 111-113 from
+ * 224 (its last directions at the input's rounding): half the basis, and
+ * every alternation's products in r + 1 ≈ 84 columns instead of 114 — 18 /
+ * 13 / 12 % fewer instructions at 5 / 10 / 20 bones with the same iterations
+ * and RMS to 7 digits. The alternation's path forks under perturbations of
+ * the input's rounding size (a property of the fit, not of the reduction):
+ * over 14 sketch seeds the 10-bone run ended at 71 instead of 72 iterations
+ * (RMS 0.0055107 instead of 0.0055094) for 3 seeds at 3e-15 and 1 at 1e-13;
+ * 1e-12 sent the 20-bone run to 87 (2 of 6). docs/bench.md 2026-12-03. */
+#define SKF_DECOMPOSE_DEFAULT_RANK_TOLERANCE 1e-13
 /* default cap (max_skeleton_rounds = 0) of the constrained rounds of
  * --skeleton when they run by the stopping rule (skeleton_rounds = 0;
  * docs/decompose.md "Skeleton": the alternation
