@@ -117,6 +117,15 @@ typedef struct skf_decompose_options {
                                  by the energy; docs/decompose.md): ≤ 0 → off, the plain
                                  alternation (the default: no consistent gain measured,
                                  docs/bench.md) */
+    double weight_relaxation; /* over-relaxed weight steps (dimensionless β, 0…1): a vertex
+                                 whose new weights w* use the same bones as its previous w
+                                 takes w* + β (w* − w) when that stays positive (it sums to
+                                 one), else w*; the transform step then follows the longer
+                                 move (docs/decompose.md step 4). 0 → off (the default). Opt-in:
+                                 on Bone_Anim and the Khronos Fox at 0.5 the error ends lower
+                                 (up to 1.9×) but the rule runs longer at 10–20 bones, and on
+                                 some Quaternius animals at 20 bones it ends 8–10 % higher
+                                 (docs/bench.md 2026-12-03) */
     double rank_tolerance;    /* the alternation's products run in a reduced frame space: the
                                  centred trajectories (N × 3F) projected on their leading
                                  r-dimensional row space (randomized range finder, Halko et al.
@@ -188,6 +197,8 @@ typedef struct skf_decomposition {
                                  not hit_cap, by the relative decrease) */
     size_t reseeded;          /* bones re-seeded during the alternation (`reseed`) */
     size_t accel_steps;       /* alternations started from an Anderson-mixed state */
+    size_t relaxed_solves;    /* vertex weight solves over-relaxed (weight_relaxation), summed
+                                 over the alternations */
     size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
                                  the run went back to the best iterate and a plain step) */
     size_t init_bones;        /* bones the initialisation found (mean shift) */

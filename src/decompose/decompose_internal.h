@@ -53,6 +53,11 @@ typedef struct skfi_decompose_ctx {
     /* NNLS solves of the weight steps, and those that stopped at their cap
      * (4n + 16 active-set changes); reported once per run. May be NULL. */
     size_t *nnls_solves, *nnls_at_cap;
+    /* Over-relaxation β of the weight step (skf_decompose_options.
+     * weight_relaxation; 0: none), and the count of vertices it moved
+     * (may be NULL). Only for a warm step (the previous weights known). */
+    double relax;
+    size_t *relaxed;
     /* Mesh adjacency (vertex j's neighbours: adj[adj_off[j] .. adj_off[j+1]-1]),
      * or NULL when the input has no triangles. */
     const size_t *adj_off;

@@ -144,6 +144,12 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             skf_error_set_kind(err, SKF_KIND_OPTION, counts[q].field);
             return SKF_ERR_ARGUMENT;
         }
+    if (!(opt.weight_relaxation >= 0 && opt.weight_relaxation <= 1)) {
+        skf_fail(err, SKF_ERR_ARGUMENT, "decompose: weight_relaxation %g (need 0 ... 1)",
+                 opt.weight_relaxation);
+        skf_error_set_kind(err, SKF_KIND_OPTION, "skf_decompose_options.weight_relaxation");
+        return SKF_ERR_ARGUMENT;
+    }
     if (!rest)
         rest = frames;
     for (size_t k = 0; k < 3 * N * F; ++k)
@@ -184,9 +190,10 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         openblas_set_num_threads(1);
     double t0 = omp_get_wtime();
 
-    size_t nnls_solves = 0, nnls_at_cap = 0;
+    size_t nnls_solves = 0, nnls_at_cap = 0, relaxed = 0;
     skfi_decompose_ctx c = {.N = N, .F = F, .frames = frames, .rest = rest, .warnings = opt.warnings,
-                .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap};
+                .progress = opt.progress, .nnls_solves = &nnls_solves, .nnls_at_cap = &nnls_at_cap,
+                .relaxed = &relaxed};
     c.diag = skf_bbox_diagonal(N, rest);
     skfi_decompose_arena arena = {NULL, 0, {0}, 0};
     c.arena = &arena;
@@ -401,6 +408,7 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             goto done;
         }
     }
+    c.relax = opt.weight_relaxation; /* the alternation's weight steps only */
     for (; it < iters && !converged; ++it) {
         if (x_in)
             memcpy(x_in, d->transforms, F * B * 12 * sizeof *x_in);
@@ -531,6 +539,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             }
         }
     }
+    c.relax = 0;
+    d->relaxed_solves = relaxed;
     c.basis = NULL; /* the polish, metrics and skeleton read the full frames */
     skfi_frame_basis_free(&fbasis);
     d->hit_cap = !converged;

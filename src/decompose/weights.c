@@ -178,6 +178,44 @@ static inline double sym10(const double *gs, const double *m)
            gs[6] * m[6] + gs[7] * m[7] + gs[8] * m[8] + gs[9] * m[9];
 }
 
+/* Over-relaxation of one vertex's weight step (skf_decompose_options.
+ * weight_relaxation): the new weights x on cand[0..n) (x > 0 on the new
+ * support) become x + β (x − x_old), x_old the vertex's previous weights
+ * (slots ob / ow), when the two supports are the same bones and every
+ * relaxed weight stays positive; they still sum to one (both do). Returns
+ * whether x was changed. Successive over-relaxation of the weight block:
+ * the transform step that follows sees the weights moved further along
+ * the direction the alternation is already taking, which in the slow
+ * coupled tail of the alternation is the direction it crawls along. */
+static bool relax_weights(size_t n, const size_t *cand, size_t K, const uint32_t *ob,
+                          const double *ow, double beta, double *x)
+{
+    size_t nnew = 0, nold = 0, matched = 0;
+    double xo[MAX_CAND], xe[MAX_CAND];
+    for (size_t k = 0; k < K; ++k)
+        nold += ow[k] > 0;
+    for (size_t a = 0; a < n; ++a) {
+        xo[a] = 0;
+        if (!(x[a] > 0))
+            continue;
+        ++nnew;
+        for (size_t k = 0; k < K; ++k)
+            if (ow[k] > 0 && ob[k] == cand[a]) {
+                xo[a] = ow[k];
+                ++matched;
+            }
+    }
+    if (nnew < 2 || matched != nnew || nnew != nold)
+        return false;
+    for (size_t a = 0; a < n; ++a) {
+        xe[a] = x[a] > 0 ? x[a] + beta * (x[a] - xo[a]) : 0;
+        if (x[a] > 0 && !(xe[a] > 0))
+            return false;
+    }
+    memcpy(x, xe, n * sizeof *x);
+    return true;
+}
+
 /* Per-partition moment accumulators of the fused pass: bone-major
  * [B][F*12], a bone's slab zeroed when the partition first touches it. */
 typedef struct part_acc {
@@ -379,7 +417,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         }
     skf_free(G4);
     int failed = 0;
-    size_t solves = 0, at_cap = 0;
+    size_t solves = 0, at_cap = 0, relaxed = 0;
+    const double beta = warm && c->relax > 0 ? c->relax : 0;
     /* The partitions in the order threads take them: by the last call's
      * cost, longest first (ties and the first call: in index order), so
      * that the last ones taken are short (the partitions' sums do not
@@ -420,7 +459,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             failed = 1;
         }
         uint32_t stamp2 = 0;
-#pragma omp for schedule(dynamic, 1) reduction(+ : solves, at_cap) nowait
+#pragma omp for schedule(dynamic, 1) reduction(+ : solves, at_cap, relaxed) nowait
         for (long long pk = 0; pk < (long long)NP; ++pk) {
             size_t part = order[pk];
             if (!ok)
@@ -562,6 +601,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
             /* Write the K slots, sorted descending, zeros padded. */
             uint32_t *ob = wb + j * K;
             double *ow = w + j * K;
+            if (beta > 0 && relax_weights(n, cand, K, ob, ow, beta, x))
+                ++relaxed;
             for (size_t k = 0; k < K; ++k) {
                 ob[k] = 0;
                 ow[k] = 0;
@@ -774,6 +815,8 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
         *c->nnls_solves += solves;
     if (c->nnls_at_cap)
         *c->nnls_at_cap += at_cap;
+    if (c->relaxed)
+        *c->relaxed += relaxed;
     if (failed)
         return skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory in the weight solve");
     return SKF_OK;
