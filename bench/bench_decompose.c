@@ -64,6 +64,23 @@ typedef struct row {
     bool converged;
 } row;
 
+/* One decomposition of seq with options o, its process CPU seconds in *cpu:
+ * NULL (the error printed) on failure. */
+static skf_decomposition *timed_decompose(const skf_meshseq *seq, const skf_decompose_options *o,
+                                          double *cpu)
+{
+    skf_error err;
+    skf_decomposition *d = NULL;
+    double c0 = cpu_seconds();
+    if (skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
+                      seq->triangle_count, seq->triangles, o, &d, &err)) {
+        printf("Bone_Anim: %s\n", err.message);
+        return NULL;
+    }
+    *cpu = cpu_seconds() - c0;
+    return d;
+}
+
 /* The procedural creature of `verts` vertices baked at `frames` frames over
  * its first clip; false (message printed) on failure, the caller frees all. */
 static bool creature_bake(size_t verts, size_t frames, skf_gltf **doc, skf_rig **rig,
@@ -237,15 +254,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3 && plain && !threads_only; ++i) {
             /* the opt-in Anderson acceleration (m = 5) beside the default */
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1, .anderson = 5};
-            skf_decomposition *d = NULL;
-            double c0 = cpu_seconds();
-            if (skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
-                              seq->triangle_count, seq->triangles, &o, &d, &err)) {
-                printf("Bone_Anim: %s\n", err.message);
+            double cpu = 0;
+            skf_decomposition *d = timed_decompose(seq, &o, &cpu);
+            if (!d)
                 continue;
-            }
-            prow[i] = (row){cpu_seconds() - c0, d->metrics.rms, d->metrics.erms, d->iterations,
-                            !d->hit_cap};
+            prow[i] = (row){cpu, d->metrics.rms, d->metrics.erms, d->iterations, !d->hit_cap};
             printf("Bone_Anim %2zu bones, 1 thread, --anderson 5: CPU %.3f s, %zu iterations "
                    "(%s; %zu from mixed states, %zu rejected), RMS %.5f\n", db_bones[i], prow[i].cpu,
                    d->iterations, d->hit_cap ? "CAP" : "converged", d->accel_steps,
@@ -256,31 +269,25 @@ int main(int argc, char **argv)
             /* the opt-in over-relaxed weight steps (β = 0.5) beside the default */
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1,
                                        .weight_relaxation = 0.5};
-            skf_decomposition *d = NULL;
-            double c0 = cpu_seconds();
-            if (skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
-                              seq->triangle_count, seq->triangles, &o, &d, &err)) {
-                printf("Bone_Anim: %s\n", err.message);
+            double cpu = 0;
+            skf_decomposition *d = timed_decompose(seq, &o, &cpu);
+            if (!d)
                 continue;
-            }
             printf("Bone_Anim %2zu bones, 1 thread, --relax-weights 0.5: CPU %.3f s, %zu iterations "
-                   "(%s; %zu relaxed solves), RMS %.7f\n", db_bones[i], cpu_seconds() - c0,
+                   "(%s; %zu relaxed solves), RMS %.7f\n", db_bones[i], cpu,
                    d->iterations, d->hit_cap ? "CAP" : "converged", d->relaxed_solves,
                    d->metrics.rms);
             skf_decomposition_free(d);
         }
         for (int i = 0; i < 3 && !threads_only; ++i) {
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1};
-            skf_decomposition *d = NULL;
-            double c0 = cpu_seconds();
-            if (skf_decompose(seq->vertex_count, seq->frame_count, seq->positions, NULL,
-                              seq->triangle_count, seq->triangles, &o, &d, &err)) {
-                printf("Bone_Anim: %s\n", err.message);
+            double cpu = 0;
+            skf_decomposition *d = timed_decompose(seq, &o, &cpu);
+            if (!d) {
                 have = false;
                 continue;
             }
-            rows[i] = (row){cpu_seconds() - c0, d->metrics.rms, d->metrics.erms, d->iterations,
-                            !d->hit_cap};
+            rows[i] = (row){cpu, d->metrics.rms, d->metrics.erms, d->iterations, !d->hit_cap};
             printf("Bone_Anim %2zu bones, 1 thread: CPU %.3f s (init %.3f, frame basis %.3f: rank %zu "
                    "of %zu, sketch %zu, discarded %.2g; weight steps %.3f wall), "
                    "%zu iterations (%s), RMS %.7f; vs Dem Bones: CPU ratio theirs/ours %.2f (target "
