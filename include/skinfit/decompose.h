@@ -197,10 +197,10 @@ typedef struct skf_decomposition {
                                  not hit_cap, by the relative decrease) */
     size_t reseeded;          /* bones re-seeded during the alternation (`reseed`) */
     size_t accel_steps;       /* alternations started from an Anderson-mixed state */
-    size_t relaxed_solves;    /* vertex weight solves over-relaxed (weight_relaxation), summed
-                                 over the alternations */
     size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
                                  the run went back to the best iterate and a plain step) */
+    size_t relaxed_solves;    /* vertex weight solves over-relaxed (weight_relaxation), summed
+                                 over the alternations */
     size_t init_bones;        /* bones the initialisation found (mean shift) */
     bool frame_reduced;       /* the alternation ran in a reduced frame space (rank_tolerance) */
     size_t frame_rank;        /* its rank r (0 when not reduced) */
@@ -252,7 +252,7 @@ void skf_decomposition_free(skf_decomposition *d);
  * thread and ends its idle worker pool. Debian's pthread OpenBLAS starts
  * the pool when the library loads and each worker polls for 2^28 cycles
  * before it sleeps: ~0.13 s of CPU at the start of every process (a 5-bone
- * Bone_Anim decompose 0.42 s of CPU instead of 0.28; docs/bench.md). Never
+ * Bone_Anim decompose 0.42 s of CPU instead of 0.29–0.30; docs/bench.md). Never
  * called by the library itself (process-wide; OpenBLAS restarts the pool if
  * a later caller asks for threads). A no-op with OpenBLAS builds that have
  * no pool. skf_decompose leaves the BLAS thread count alone when it is
