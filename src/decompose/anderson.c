@@ -62,21 +62,27 @@ void skfi_anderson_reset(skfi_anderson *a)
 
 bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, double *x_next)
 {
-    size_t n = a->n, m = a->m;
-    if (a->have_prev && m > 0) {
-        double *df = a->dF + a->head * n, *dg = a->dG + a->head * n;
-        for (size_t e = 0; e < n; ++e) {
-            double f = (g[e] - x[e]) * a->wt[e % a->period];
-            df[e] = f - a->f_prev[e];
-            dg[e] = g[e] - a->g_prev[e];
+    size_t n = a->n, m = a->m, per = a->period;
+    /* the new slot (when a previous step exists): its difference column and,
+     * in the same pass, the new weighted residual */
+    size_t h = a->head;
+    bool add = a->have_prev && m > 0;
+    double *df = add ? a->dF + h * n : NULL, *dg = add ? a->dG + h * n : NULL;
+    for (size_t e0 = 0; e0 < n; e0 += per)
+        for (size_t p = 0; p < per && e0 + p < n; ++p) {
+            size_t e = e0 + p;
+            double f = (g[e] - x[e]) * a->wt[p];
+            if (add) {
+                df[e] = f - a->f_prev[e];
+                dg[e] = g[e] - a->g_prev[e];
+            }
+            a->f_prev[e] = f;
+            a->g_prev[e] = g[e];
         }
-        a->head = (a->head + 1) % m;
+    if (add) {
+        a->head = (h + 1) % m;
         if (a->count < m)
             ++a->count;
-    }
-    for (size_t e = 0; e < n; ++e) {
-        a->f_prev[e] = (g[e] - x[e]) * a->wt[e % a->period];
-        a->g_prev[e] = g[e];
     }
     a->have_prev = true;
     if (x_next != g)
@@ -84,22 +90,40 @@ bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, doub
     size_t q = a->count;
     if (q == 0)
         return false;
-    /* normal equations (ΔFᵀΔF + μI) γ = ΔFᵀ f_k, in slot order */
-    double Mq[SKFI_ANDERSON_MAX_M * SKFI_ANDERSON_MAX_M], r[SKFI_ANDERSON_MAX_M];
+    /* One pass over the entries for the dot products this step needs: the
+     * right-hand side ΔFᵀ f_k (every slot) and the new slot's row of ΔFᵀΔF
+     * (the other slots' rows are unchanged since they were made). Each sum
+     * runs over e in order from 0, as a dot product of its own would: the
+     * same values as recomputing the whole matrix, with independent
+     * accumulators instead of one latency-bound chain per entry. */
+    double r[SKFI_ANDERSON_MAX_M], gh[SKFI_ANDERSON_MAX_M];
+    const double *col[SKFI_ANDERSON_MAX_M];
     for (size_t i = 0; i < q; ++i) {
-        const double *di = a->dF + i * n;
-        double s = 0;
-        for (size_t e = 0; e < n; ++e)
-            s += di[e] * a->f_prev[e];
-        r[i] = s;
-        for (size_t k = 0; k <= i; ++k) {
-            const double *dk = a->dF + k * n;
-            double t = 0;
-            for (size_t e = 0; e < n; ++e)
-                t += di[e] * dk[e];
-            Mq[i * q + k] = Mq[k * q + i] = t;
-        }
+        r[i] = gh[i] = 0;
+        col[i] = a->dF + i * n;
     }
+    const double *fk = a->f_prev;
+    if (add)
+        for (size_t e = 0; e < n; ++e) {
+            double dh = df[e], fe = fk[e];
+            for (size_t i = 0; i < q; ++i) {
+                double di = col[i][e];
+                r[i] += di * fe;
+                gh[i] += di * dh;
+            }
+        }
+    else
+        for (size_t e = 0; e < n; ++e)
+            for (size_t i = 0; i < q; ++i)
+                r[i] += col[i][e] * fk[e];
+    if (add)
+        for (size_t i = 0; i < q; ++i)
+            a->gram[h * SKFI_ANDERSON_MAX_M + i] = a->gram[i * SKFI_ANDERSON_MAX_M + h] = gh[i];
+    /* normal equations (ΔFᵀΔF + μI) γ = ΔFᵀ f_k, in slot order */
+    double Mq[SKFI_ANDERSON_MAX_M * SKFI_ANDERSON_MAX_M];
+    for (size_t i = 0; i < q; ++i)
+        for (size_t k = 0; k < q; ++k)
+            Mq[i * q + k] = a->gram[i * SKFI_ANDERSON_MAX_M + k];
     double dmax = 0;
     for (size_t i = 0; i < q; ++i)
         dmax = Mq[i * q + i] > dmax ? Mq[i * q + i] : dmax;
@@ -117,9 +141,9 @@ bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, doub
         if (!isfinite(gam[i]))
             return false;
     for (size_t i = 0; i < q; ++i) {
-        const double *dg = a->dG + i * n;
+        const double *dgi = a->dG + i * n;
         for (size_t e = 0; e < n; ++e)
-            x_next[e] -= gam[i] * dg[e];
+            x_next[e] -= gam[i] * dgi[e];
     }
     return true;
 }

@@ -158,6 +158,9 @@ typedef struct skfi_anderson {
     const double *wt;
     double *g_prev, *f_prev; /* [n] the last g and weighted residual */
     double *dG, *dF;         /* [m*n] ring of differences */
+    double gram[SKFI_ANDERSON_MAX_M * SKFI_ANDERSON_MAX_M]; /* ΔFᵀΔF by slot (row-major, kept
+                                                               across steps: a slot's row is
+                                                               made when its difference is) */
 } skfi_anderson;
 bool skfi_anderson_init(skfi_anderson *a, size_t n, size_t m, const double *wt, size_t period);
 void skfi_anderson_free(skfi_anderson *a);
