@@ -121,6 +121,14 @@ struct skf_rotonly {
     double *Q, *G, *p;     /* [9B], [9B], [3B] */
     double *Qc, *Gc, *pc;  /* candidate */
     double *T, *Tc;        /* [12B] */
+    /* the frame's last two direct residuals and the transforms they are of
+     * (a pass over every vertex each): the same transforms are summed again
+     * at a frame's end (Eend, the result's residual) after the last step
+     * compared them; reset by each skf_rotonly_frame (its target and the
+     * solver's weights are fixed during one call) */
+    double *dr_T;          /* [2·12B] */
+    double dr_E[2];
+    int dr_n, dr_next;
     double *Tf;            /* [12B] the frame's free transforms, centred */
     double *Qb, *Gb, *pb, *Tb; /* the first start's result while the second is descended */
     double *JtJ, *A;       /* [env_size] JᵀJ and its damped factor, lower envelope */
@@ -227,7 +235,17 @@ static void forward(const skf_rotonly *r, const double *Q, double *G, double *p,
 /* Σ_j ‖s_j − u_j‖² by a direct pass (the reported residual). */
 static double direct_residual(skf_rotonly *r, const double *T, const double *target)
 {
-    return skfi_solve_residual(r->s, &r->ws, T, target, r->s->threads > 1);
+    const size_t n12 = 12 * r->B;
+    for (int c = 0; c < r->dr_n; ++c)
+        if (!memcmp(r->dr_T + (size_t)c * n12, T, n12 * sizeof *T))
+            return r->dr_E[c]; /* the same bits in: the same sum out */
+    const double e = skfi_solve_residual(r->s, &r->ws, T, target, r->s->threads > 1);
+    memcpy(r->dr_T + (size_t)r->dr_next * n12, T, n12 * sizeof *T);
+    r->dr_E[r->dr_next] = e;
+    r->dr_next = 1 - r->dr_next;
+    if (r->dr_n < 2)
+        ++r->dr_n;
+    return e;
 }
 
 /* JᵀJ (lower envelope, by node) and Jᵀr from moment sums — no pass over the
@@ -945,6 +963,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
         r->pc = skf_malloc_array(3 * B, sizeof(double));
         r->T = skf_malloc_array(12 * B, sizeof(double));
         r->Tc = skf_malloc_array(12 * B, sizeof(double));
+        r->dr_T = skf_malloc_array(24 * B, sizeof(double));
         r->Tf = skf_malloc_array(12 * B, sizeof(double));
         r->Qb = skf_malloc_array(9 * B, sizeof(double));
         r->Gb = skf_malloc_array(9 * B, sizeof(double));
@@ -977,7 +996,7 @@ skf_status skf_rotonly_new(const skf_solver *solver, const skf_skeleton *skel,
             ok = ok && r->lnfirst && r->lfirst && r->leoff && r->lJtJ && r->lA && r->lJtr && r->lx && r->ly &&
                  r->lD && r->blk_lambda && r->blk_nu;
         }
-        ok = ok && r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
+        ok = ok && r->Q && r->G && r->p && r->Qc && r->Gc && r->pc && r->T && r->Tc && r->dr_T && r->Tf && r->Qb && r->Gb && r->pb && r->Tb && r->JtJ && r->A &&
              r->Jtr && r->D && r->X && r->x && r->y && r->xr && r->acc && r->accZ && r->accz &&
              skfi_solve_ws_init(solver, &r->ws, false) == SKF_OK;
     }
@@ -995,7 +1014,7 @@ void skf_rotonly_free(skf_rotonly *r)
         return;
     void *ptrs[] = {r->parent, r->order, r->root_slot, r->b, r->d, r->pos, r->bone_at, r->nfirst,
                     r->aoff, r->first, r->eoff, r->Q, r->G, r->p, r->Qc, r->Gc, r->pc, r->T,
-                    r->Tc, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->xr, r->acc, r->accZ, r->accz,
+                    r->Tc, r->dr_T, r->Tf, r->Qb, r->Gb, r->pb, r->Tb, r->JtJ, r->A, r->Jtr, r->D, r->X, r->x, r->y, r->xr, r->acc, r->accZ, r->accz,
                     r->blk_s, r->blk_e, r->lnfirst, r->lfirst, r->leoff, r->lJtJ, r->lA, r->lJtr, r->lx, r->ly, r->lD,
                     r->blk_lambda, r->blk_nu, r->nch_off, r->nch, r->rrow, r->prow_off, r->prow, r->bwork};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
@@ -1415,6 +1434,7 @@ skf_status skf_rotonly_frame(skf_rotonly *r, const double *target, const double 
     skf_rotonly_stats st;
     memset(&st, 0, sizeof st);
 
+    r->dr_n = r->dr_next = 0; /* a new target */
     /* C_i, U of this frame: every later energy and derivative is a moment sum */
     skfi_solve_frame_moments(s, &r->ws, target, s->threads > 1);
     /* Two starts (docs/solver.md D6b): the free solution's rotations and, with
