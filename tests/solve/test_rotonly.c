@@ -137,23 +137,43 @@ static double local_translation_error(const skel_case *c, const double *T)
     return worst;
 }
 
+/* The case's solver and rotation-only object, and the free fits of its
+ * first `frames` targets into Tf [frames·NJ·12]: false (checks failed) when
+ * either could not be made. */
+static bool make_solvers(const skel_case *c, const double *targets, int frames, skf_solver **s,
+                         skf_rotonly **ro, double *Tf)
+{
+    skf_solve_rig rig = synth_rig_view(&c->g);
+    skf_error err;
+    *s = NULL;
+    *ro = NULL;
+    CHECK(skf_solver_new(&rig, NULL, s, &err) == SKF_OK);
+    if (!*s)
+        return false;
+    skf_skeleton sk = {NJ, c->parent, c->bind, NULL};
+    CHECK(skf_rotonly_new(*s, &sk, NULL, ro, &err) == SKF_OK);
+    if (!*ro)
+        return false;
+    for (int i = 0; i < NJ; ++i)
+        skf_transform34_identity(Tf + 12 * i);
+    CHECK(skf_solver_clip(*s, (size_t)frames, targets, Tf, NULL, NULL, &err) == SKF_OK);
+    return true;
+}
+
 static void run_clip(const skel_case *c, const double *targets, const char *what,
                      double *q_free, double *q_rot, double *worst_len, double *worst_local,
                      double *worst_rot_rms)
 {
-    skf_solve_rig rig = synth_rig_view(&c->g);
     skf_solver *s = NULL;
-    skf_error err;
-    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c->parent, c->bind, NULL};
     skf_rotonly *ro = NULL;
-    CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_OK);
-    if (!s || !ro)
-        return;
+    skf_error err;
     double *Tf = malloc(NF * NJ * 12 * sizeof(double));
-    for (int i = 0; i < NJ; ++i)
-        skf_transform34_identity(Tf + 12 * i);
-    CHECK(skf_solver_clip(s, NF, targets, Tf, NULL, NULL, &err) == SKF_OK);
+    if (!Tf || !make_solvers(c, targets, NF, &s, &ro, Tf)) {
+        free(Tf);
+        skf_rotonly_free(ro);
+        skf_solver_free(s);
+        return;
+    }
     double Tr[NJ * 12], sk_s[3 * NV], pos[3 * NJ];
     skf_quality_acc af, ar;
     skf_quality_init(&af, skf_solver_diagonal(s));
@@ -343,19 +363,16 @@ static double direct_sum(const skf_solver *s, const double *T, const double *u)
 
 static void residuals_own_target(const skel_case *c, const double *targets)
 {
-    skf_solve_rig rig = synth_rig_view(&c->g);
     skf_solver *s = NULL;
-    skf_error err;
-    CHECK(skf_solver_new(&rig, NULL, &s, &err) == SKF_OK);
-    skf_skeleton sk = {NJ, c->parent, c->bind, NULL};
     skf_rotonly *ro = NULL;
-    CHECK(skf_rotonly_new(s, &sk, NULL, &ro, &err) == SKF_OK);
-    if (!s || !ro)
-        return;
+    skf_error err;
     double start[NJ * 12], Tr[NJ * 12], Tq[NJ * 12];
-    for (int i = 0; i < NJ; ++i)
-        skf_transform34_identity(start + 12 * i);
-    CHECK(skf_solver_clip(s, 1, targets, start, NULL, NULL, &err) == SKF_OK);
+    if (!make_solvers(c, targets, 1, &s, &ro, start)) {
+        skf_rotonly_free(ro);
+        skf_solver_free(s);
+        return;
+    }
+    skf_skeleton sk = {NJ, c->parent, c->bind, NULL};
     int same = 0;
     double worst = 0;
     for (int f = 0; f < 3; ++f) {
