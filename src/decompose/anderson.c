@@ -102,23 +102,19 @@ bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, doub
         r[i] = gh[i] = 0;
         col[i] = a->dF + i * n;
     }
+    /* (q > 0 only after a difference was added: init and reset clear both
+     * count and have_prev, so this step added slot h) */
     const double *fk = a->f_prev;
-    if (add)
-        for (size_t e = 0; e < n; ++e) {
-            double dh = df[e], fe = fk[e];
-            for (size_t i = 0; i < q; ++i) {
-                double di = col[i][e];
-                r[i] += di * fe;
-                gh[i] += di * dh;
-            }
+    for (size_t e = 0; e < n; ++e) {
+        double dh = df[e], fe = fk[e];
+        for (size_t i = 0; i < q; ++i) {
+            double di = col[i][e];
+            r[i] += di * fe;
+            gh[i] += di * dh;
         }
-    else
-        for (size_t e = 0; e < n; ++e)
-            for (size_t i = 0; i < q; ++i)
-                r[i] += col[i][e] * fk[e];
-    if (add)
-        for (size_t i = 0; i < q; ++i)
-            a->gram[h * SKFI_ANDERSON_MAX_M + i] = a->gram[i * SKFI_ANDERSON_MAX_M + h] = gh[i];
+    }
+    for (size_t i = 0; i < q; ++i)
+        a->gram[h * SKFI_ANDERSON_MAX_M + i] = a->gram[i * SKFI_ANDERSON_MAX_M + h] = gh[i];
     /* normal equations (ΔFᵀΔF + μI) γ = ΔFᵀ f_k, in slot order */
     double Mq[SKFI_ANDERSON_MAX_M * SKFI_ANDERSON_MAX_M];
     for (size_t i = 0; i < q; ++i)
