@@ -172,6 +172,32 @@ void skfi_anderson_reset(skfi_anderson *a);
  * least-squares problem). */
 bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, double *x_next);
 
+/* One joint Gauss–Newton (Levenberg–Marquardt) step on the weights (their
+ * supports fixed) and the rigid transforms, from the iterate (wb, w,
+ * transforms) whose transform-step moments are `moments` ([F*B*12], the
+ * weight pass's, about `centre`); gauss_newton.c. lambda: the damping
+ * (relative to the blocks' diagonals); cg_steps: conjugate-gradient steps
+ * on the normal equations. Writes the new iterate in place (weights sorted
+ * descending again, clipped ones zero). The same bits at any thread count. */
+typedef struct skfi_gn_stats {
+    size_t cg_steps;     /* conjugate-gradient steps taken */
+    size_t clipped;      /* weights the step took below zero (set to 0) */
+    double grad_weights, grad_transforms; /* ‖Jᵀr‖ of each block at the start */
+    double residual0, residual;           /* the normal equations' residual, start and end */
+} skfi_gn_stats;
+skf_status skfi_decompose_gn_step(const skfi_decompose_ctx *c, size_t B, size_t K, const double *centre,
+                                  const double *moments, double lambda, int cg_steps, uint32_t *wb,
+                                  double *w, double *transforms, skfi_gn_stats *stats, skf_error *err);
+/* The step's two products at (wb, w, transforms), for tests: grad = Jᵀr and
+ * Ax = JᵀJ x (no damping) in the step's variables ([N*K + F*B*6]: vertex j's
+ * free slots 1 … n_j−1 at j·K + s — slot 0 takes minus their sum — then ω,
+ * τ of bone b in frame f at N·K + (f·B + b)·6, the rotation about `centre`;
+ * 0 where a variable is unused). */
+skf_status skfi_decompose_gn_products(const skfi_decompose_ctx *c, size_t B, size_t K, const double *centre,
+                                      const double *moments, const uint32_t *wb, const double *w,
+                                      const double *transforms, const double *x, double *grad, double *Ax,
+                                      skf_error *err);
+
 /* Metrics of the decomposition d over all frames of c (decomposition.c),
  * frame by frame without a full reconstruction; with_shapes adds the
  * corrective shapes. */
