@@ -279,6 +279,20 @@ int main(int argc, char **argv)
                    d->metrics.rms);
             skf_decomposition_free(d);
         }
+        for (int i = 0; i < 3 && plain && !threads_only; ++i) {
+            /* the opt-in Gauss–Newton steps (every 3 alternations) beside
+             * the default, in the same run */
+            skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1, .gauss_newton = 3};
+            double cpu = 0;
+            skf_decomposition *d = timed_decompose(seq, &o, &cpu);
+            if (!d)
+                continue;
+            printf("Bone_Anim %2zu bones, 1 thread, --gauss-newton 3: CPU %.3f s, %zu iterations "
+                   "(%s; %zu from Gauss-Newton steps, %zu rejected), RMS %.7f\n", db_bones[i], cpu,
+                   d->iterations, d->hit_cap ? "CAP" : "converged", d->newton_steps,
+                   d->newton_rejected, d->metrics.rms);
+            skf_decomposition_free(d);
+        }
         for (int i = 0; i < 3 && !threads_only; ++i) {
             skf_decompose_options o = {.bone_count = db_bones[i], .threads = 1};
             double cpu = 0;

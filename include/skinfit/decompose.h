@@ -117,6 +117,16 @@ typedef struct skf_decompose_options {
                                  by the energy; docs/decompose.md): ≤ 0 → off, the plain
                                  alternation (the default: no consistent gain measured,
                                  docs/bench.md) */
+    int gauss_newton;         /* joint Gauss–Newton steps on the weights and the transforms
+                                 (gauss_newton.c; docs/decompose.md step 4): one every
+                                 `gauss_newton` alternations (3 is what docs/bench.md measured)
+                                 once an alternation lowers the best energy by less than 2 %,
+                                 from an iterate at the best energy, kept when the alternation
+                                 from it ends below that energy. ≤ 0 → off, the plain
+                                 alternation (the default: it ends lower on 12 of 13 measured
+                                 runs, by up to 34 %, but runs longer on some, and the rule's
+                                 sense of converged is the plain alternation's; docs/bench.md
+                                 2026-12-04). Not with `anderson` (an argument error) */
     double weight_relaxation; /* over-relaxed weight steps (dimensionless β, 0…1): a vertex
                                  whose new weights w* use the same bones as its previous w
                                  takes w* + β (w* − w) when that stays positive (it sums to
@@ -199,6 +209,9 @@ typedef struct skf_decomposition {
     size_t accel_steps;       /* alternations started from an Anderson-mixed state */
     size_t accel_rejected;    /* of those, rejected by the safeguard (energy above the best:
                                  the run went back to the best iterate and a plain step) */
+    size_t newton_steps;      /* alternations started from a Gauss–Newton step's state */
+    size_t newton_rejected;   /* of those, rejected by the safeguard (the run went on from the
+                                 best iterate) */
     size_t relaxed_solves;    /* vertex weight solves over-relaxed (weight_relaxation), summed
                                  over the alternations */
     size_t init_bones;        /* bones the initialisation found (mean shift) */

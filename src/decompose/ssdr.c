@@ -10,7 +10,10 @@
  * bone, moment sums, Gauss–Seidel over bones) warm-started from the previous
  * iterate, each frame's sweeps ended early once they stall (SWEEP_TOL) —
  * until the stopping rule below holds (the best energy's relative decrease
- * over a window, or an accuracy floor), or the cap. A bone that loses its
+ * over a window, or an accuracy floor), or the cap. On request
+ * (gauss_newton), in the alternation's tail every few alternations start
+ * from a joint Gauss–Newton step on both blocks (gauss_newton.c), kept only
+ * when the alternation from it ends below the best energy. A bone that loses its
  * skin on the way is re-seeded once (reseed.c). The result object and its metrics live in
  * decomposition.c.
  */
@@ -35,6 +38,21 @@
  * from the linear regime, slowed Bone_Anim at 5 bones (E 164 instead of 151
  * at iteration 3); docs/bench.md */
 #define ANDERSON_START 0.02
+/* Gauss–Newton steps (opt.gauss_newton) start once an alternation lowers
+ * the best energy by less than this fraction (the alternation's tail, where
+ * it crawls; before it the plain steps are large and the step's linear
+ * model of the rotations is poor); each is GN_CG conjugate-gradient steps
+ * on normal equations damped by GN_LAMBDA (relative to their blocks'
+ * diagonals). Bone_Anim 5 / 10 / 20 bones: docs/bench.md 2026-12-04. */
+#define GN_START 0.02
+#define GN_CG 4
+#define GN_LAMBDA 1e-3
+/* ... adapted (K. Levenberg; D. W. Marquardt): ×GN_LAMBDA_UP after a
+ * rejected step, ÷GN_LAMBDA_DOWN after a kept one, within [MIN, MAX] */
+#define GN_LAMBDA_UP 10.0
+#define GN_LAMBDA_DOWN 3.0
+#define GN_LAMBDA_MIN 1e-4
+#define GN_LAMBDA_MAX 1e4
 
 /* CPU seconds of the calling thread (the weight step's serial share) */
 static double thread_cpu(void)
@@ -144,6 +162,12 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             skf_error_set_kind(err, SKF_KIND_OPTION, counts[q].field);
             return SKF_ERR_ARGUMENT;
         }
+    if (opt.gauss_newton > 0 && opt.anderson > 0) {
+        skf_fail(err, SKF_ERR_ARGUMENT, "decompose: anderson and gauss_newton exclude each other (the "
+                 "steps would leave Anderson's history describing another map)");
+        skf_error_set_kind(err, SKF_KIND_OPTION, "skf_decompose_options.gauss_newton");
+        return SKF_ERR_ARGUMENT;
+    }
     if (!(opt.weight_relaxation >= 0 && opt.weight_relaxation <= 1)) {
         skf_fail(err, SKF_ERR_ARGUMENT, "decompose: weight_relaxation %g (need 0 ... 1)",
                  opt.weight_relaxation);
@@ -214,6 +238,8 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     memset(&aa, 0, sizeof aa);
     double *best_T = NULL, *best_w = NULL, *hist = NULL, *moments = NULL, *sq = NULL, *x_in = NULL;
     double *best_moments = NULL;
+    double *gn_T = NULL, *gn_w = NULL; /* the iterate a Gauss–Newton step was taken from */
+    uint32_t *gn_b = NULL;
     double centre[3] = {0, 0, 0};
     skf_solve_stats *fstats = NULL;
     uint32_t *best_b = NULL, *seed = NULL;
@@ -401,6 +427,22 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     for (int e = 0; e < 12; ++e)
         aa_wt[e] = e < 9 ? 1.0 : c.diag > 0 ? 1.0 / c.diag : 1.0;
     bool mixed = false, aa_on = false;
+    /* Gauss–Newton steps: every gn_every alternations (0: off) */
+    size_t gn_every = opt.gauss_newton > 0 ? (size_t)opt.gauss_newton : 0;
+    bool gn_on = false, gn_mixed = false; /* in the tail; the current state is a step's */
+    size_t gn_last = 0;                    /* the alternation after which the last step was taken */
+    size_t rk = 0;                         /* the stopping rule's entries (below) */
+    double gn_lambda = GN_LAMBDA;          /* the damping, adapted as Levenberg–Marquardt's */
+    double gn_base = 0;                    /* the energy of the iterate it was taken from, */
+    if (gn_every) { /* and that iterate (gn_T, gn_w, gn_b) */
+        gn_T = skf_malloc_array(F * B * 12, sizeof *gn_T);
+        gn_w = skf_malloc_array(N * K, sizeof *gn_w);
+        gn_b = skf_malloc_array(N * K, sizeof *gn_b);
+        if (!gn_T || !gn_w || !gn_b) {
+            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
+            goto done;
+        }
+    }
     if (am > 0) {
         x_in = skf_malloc_array(F * B * 12, sizeof *x_in);
         if (!x_in || !skfi_anderson_init(&aa, F * B * 12, (size_t)am, aa_wt, 12)) {
@@ -438,10 +480,24 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         for (size_t f = 0; f < F; ++f)
             E += fstats[f].energy;
         double cur = E; /* the energy of the iterate the next alternation starts from */
-        if (mixed && !(E <= best_E)) {
-            /* Safeguard: the step from the mixed state ended above the best
-             * energy. Forget the history and continue from the best iterate
-             * with a plain step (its energy is kept, never a worse one). */
+        bool gn_rejected = gn_mixed && !(E <= gn_base);
+        if (gn_rejected) {
+            /* Safeguard of a Gauss–Newton step: the alternation from it
+             * ended above the iterate it was taken from (the best). The
+             * run goes on from that iterate with a plain step, as without
+             * the step, and the next step is damped more. */
+            ++d->newton_rejected;
+            gn_lambda = fmin(gn_lambda * GN_LAMBDA_UP, GN_LAMBDA_MAX);
+            cur = gn_base;
+            memcpy(d->transforms, gn_T, F * B * 12 * sizeof *gn_T);
+            memcpy(d->weight, gn_w, N * K * sizeof *gn_w);
+            memcpy(d->weight_bone, gn_b, N * K * sizeof *gn_b);
+            mixed = gn_mixed = false;
+        } else if (mixed && !gn_mixed && !(E <= best_E)) {
+            /* Safeguard (Anderson): the alternation from the mixed state
+             * ended above the best energy. Forget the history and continue
+             * from the best iterate with a plain step (its energy is kept,
+             * never a worse one). */
             ++d->accel_rejected;
             cur = best_E;
             skfi_anderson_reset(&aa);
@@ -464,18 +520,59 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                 moments = t;
             }
             if (x_in && !aa_on) {
-                double prev = hist[it];
+                double prev = hist[rk];
                 aa_on = prev - best_E < ANDERSON_START * prev;
             }
             if (x_in && aa_on) {
                 mixed = skfi_anderson_step(&aa, x_in, d->transforms, d->transforms);
                 d->accel_steps += mixed;
             }
+            if (gn_mixed) /* kept: a less damped next step */
+                gn_lambda = fmax(gn_lambda / GN_LAMBDA_DOWN, GN_LAMBDA_MIN);
+            gn_mixed = false;
+            if (gn_every && !gn_on)
+                gn_on = hist[rk] - best_E < GN_START * hist[rk];
+            if (gn_every && gn_on && (gn_last == 0 || it + 1 - gn_last >= gn_every) && !(E > best_E)) {
+                /* From this iterate when it is the best. One above it (a
+                 * K-sparse weight step's excursion) is left to the plain
+                 * alternation, which often descends from it below the best:
+                 * steps from such an iterate, or from the best after going
+                 * back to it, formed cycles the rule then ended (the 5000 ×
+                 * 24 × 30 creature at twice the error the floor ends it at,
+                 * the Quaternius Horse at 20 bones 19 % above the plain
+                 * run; docs/bench.md 2026-12-04). The iterate is kept (gn_T,
+                 * gn_w, gn_b) for the safeguard above; its weight pass's
+                 * moments went to best_moments when it became the best (a
+                 * tie leaves them in `moments`). */
+                const double *mom = d->best_iteration == it + 1 ? best_moments : moments;
+                gn_base = E;
+                memcpy(gn_T, d->transforms, F * B * 12 * sizeof *gn_T);
+                memcpy(gn_w, d->weight, N * K * sizeof *gn_w);
+                memcpy(gn_b, d->weight_bone, N * K * sizeof *gn_b);
+                skfi_gn_stats gs;
+                if ((st = skfi_decompose_gn_step(&c, B, K, centre, mom, gn_lambda, GN_CG, d->weight_bone,
+                                                 d->weight, d->transforms, &gs, err)))
+                    goto done;
+                gn_last = it + 1;
+                mixed = gn_mixed = true;
+                ++d->newton_steps;
+            }
         }
-        hist[it + 1] = best_E;
-        /* whether this iteration leaves the run at its best energy (the
-         * next alternation starts from the best iterate) */
-        at_best[it + 1] = !(cur > best_E);
+        /* The rule's record (hist, at_best: rk entries after the start),
+         * one per alternation except those from a rejected Gauss–Newton
+         * step: the run went back to the iterate before it, so the plain
+         * alternation's progress is measured without them (counted, they
+         * flatten the windows: Bone_Anim at 10 bones then ended at 90
+         * alternations, RMS 0.00491 instead of 0.00467, the Quaternius Cow
+         * at 20 bones at 34, 0.00416 instead of 0.00399; docs/bench.md
+         * 2026-12-04). Without the steps rk is the iteration count. The cap
+         * counts every alternation. */
+        if (!gn_rejected) {
+            hist[++rk] = best_E;
+            /* whether this iteration leaves the run at its best energy (the
+             * next alternation starts from the best iterate) */
+            at_best[rk] = !(cur > best_E);
+        }
         if (skf_progress_report(opt.progress, 0.3 + 0.6 * (double)(it + 1) / (double)iters,
                                 "alternation")) {
             st = skf_fail(err, SKF_ERR_CANCELLED, "decompose: cancelled");
@@ -503,14 +600,14 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
          * being undone, and the descent goes on below the best (the 5000 ×
          * 24 × 30 creature: E 0.1 % above the best at iteration 49, 1.8 %
          * lower than at 48; the best fell by half in the next 10). */
-        if (it + 1 >= patience) {
+        if (!gn_rejected && rk >= patience) {
             /* every window from the last `patience` iterations back to the
              * last `patience` at the best (q ≥ patience) must be flat */
-            size_t k = it + 1, n = 0;
+            size_t k = rk, n = 0;
             converged = !(cur > best_E && cur_prev - cur > tol * (double)patience * cur_prev);
             while (converged && k > 0 && n < patience) {
                 n += at_best[k--];
-                size_t q = it + 1 - k; /* the window, iterations */
+                size_t q = rk - k; /* the window, iterations */
                 double old = hist[k];
                 if (q >= patience && old - best_E > tol * (double)q * old)
                     converged = false;
@@ -531,11 +628,11 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
                 c.seed = seed;
                 d->reseeded += nr;
                 converged = false;
-                if (x_in) {
-                    /* the history no longer describes the map's iterates */
-                    skfi_anderson_reset(&aa);
-                    mixed = false;
-                }
+                /* the re-seeded alternation is measured by the rule, not
+                 * the safeguard (its energy may rise first) */
+                mixed = gn_mixed = false;
+                if (x_in)
+                    skfi_anderson_reset(&aa); /* the history no longer describes the map's iterates */
             }
         }
     }
@@ -616,6 +713,9 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     d->seconds_total = omp_get_wtime() - t0;
     skf_progress_report(opt.progress, 1.0, "done");
 done:
+    skf_free(gn_T);
+    skf_free(gn_w);
+    skf_free(gn_b);
     skf_solver_free(solver);
     skf_free(labels);
     skf_free(offsets);

@@ -156,5 +156,18 @@ expect 2 "--relax-weights: 'x' is not a number in 0..1" "$bin" decompose "$abc" 
 if "$bin" decompose "$abc" --bones 3 --relax-weights 0.5 --max-iterations 12 -o "$tmp/rw.glb" \
      >/dev/null 2>"$tmp/err" && [[ -s $tmp/rw.glb ]]; then ok "--relax-weights 0.5"
 else bad "--relax-weights 0.5: $(cat "$tmp/err")"; fi
+expect 2 "--gauss-newton: '0' is not a number in 1..1000" "$bin" decompose "$abc" --bones 3 --gauss-newton 0 -o "$tmp/x.glb"
+expect 2 "--gauss-newton and --anderson exclude each other" "$bin" decompose "$abc" --bones 3 --gauss-newton 3 --anderson 3 -o "$tmp/x.glb"
+expect 2 "--tolerance: '0' is not a number in \(0, 1\)" "$bin" decompose "$abc" --bones 3 --tolerance 0 -o "$tmp/x.glb"
+expect 2 "--tolerance: 'x' is not a number in \(0, 1\)" "$bin" decompose "$abc" --bones 3 --tolerance x -o "$tmp/x.glb"
+# --gauss-newton N: steps taken (the table says so), the report counts them,
+# the GLB validates; with --tolerance, which the report's iterations follow
+if "$bin" decompose "$abc" --bones 5 --gauss-newton 3 --tolerance 0.002 -o "$tmp/gn.glb" \
+     --report "$tmp/gn.json" >"$tmp/gn.txt" 2>"$tmp/err" && [[ -s $tmp/gn.glb ]] &&
+   grep -q "alternations started from a Gauss-Newton step" "$tmp/gn.txt" &&
+   node -e 'const r = require(process.argv[1]); process.exit(r.newton_steps > 0 && r.converged ? 0 : 1)' "$tmp/gn.json" &&
+   { node "$src/tests/js/validate.mjs" "$tmp/gn.glb" >/dev/null; rc=$?; [[ $rc -eq 0 || $rc -eq 77 ]]; }; then
+  ok "--gauss-newton 3 --tolerance 0.002: $(grep -o '[0-9]* alternations started from a Gauss-Newton step' "$tmp/gn.txt")"
+else bad "--gauss-newton 3: $(cat "$tmp/err" "$tmp/gn.txt")"; fi
 "$bin" decompose --help | grep -q -- "--auto-bones" && ok "--help" || bad "--help"
 exit $fail

@@ -12,7 +12,9 @@
  *   3. On data the rig reproduces exactly, one step from a perturbed start
  *      (rotations 0.02 rad, weights 0.05) removes more than 95 % of E,
  *      leaving valid weights (≥ 0, sum 1, sorted).
- *   4. The step is the same bits at 1, 2 and 3 threads. */
+ *   4. The step is the same bits at 1, 2 and 3 threads.
+ *   5. skf_decompose: the option is off by default, taken when asked, and
+ *      an argument error together with Anderson's. */
 #include "check.h"
 #include "decompose/decompose_internal.h"
 
@@ -468,10 +470,41 @@ static void test_step(void)
     free_rig(&g);
 }
 
+/* 5. The option: Gauss–Newton steps exclude Anderson's (an argument error
+ * naming the option); off by default, on when asked (steps counted). */
+static void test_option(void)
+{
+    uint64_t seed = 0x77ULL;
+    rig g;
+    make_rig(&g, &seed, 12, false);
+    skf_error err;
+    skf_decomposition *d = NULL;
+    skf_decompose_options o = {.bone_count = 3, .anderson = 3, .gauss_newton = 3};
+    skf_status st = skf_decompose(g.N, g.F, g.frames, g.rest, 0, NULL, &o, &d, &err);
+    CHECK(st == SKF_ERR_ARGUMENT && !d);
+    CHECK_MSG(strstr(err.message, "gauss_newton") != NULL, "%s", err.message);
+    for (int on = 0; on < 2; ++on) {
+        skf_decompose_options o2 = {.bone_count = 3, .gauss_newton = on ? 1 : 0, .max_iterations = 60};
+        st = skf_decompose(g.N, g.F, g.frames, g.rest, 0, NULL, &o2, &d, &err);
+        CHECK_MSG(st == SKF_OK, "%s", err.message);
+        if (!d)
+            continue;
+        printf("decompose, Gauss-Newton steps %s: %zu iterations, %zu steps (%zu rejected), RMS %.4g\n",
+               on ? "every alternation" : "off", d->iterations, d->newton_steps, d->newton_rejected,
+               d->metrics.rms);
+        CHECK(on ? d->newton_steps > 0 : d->newton_steps == 0);
+        CHECK(d->newton_rejected <= d->newton_steps);
+        skf_decomposition_free(d);
+        d = NULL;
+    }
+    free_rig(&g);
+}
+
 int main(void)
 {
     test_products(false);
     test_products(true);
     test_step();
+    test_option();
     return skf_test_done();
 }
