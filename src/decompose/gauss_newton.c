@@ -16,8 +16,9 @@
  * steps of conjugate gradients (M. R. Hestenes and E. Stiefel 1952)
  * preconditioned by the diagonal blocks of JᵀJ (a vertex's weights; a
  * bone's six parameters in one frame), D their diagonal. The step is then
- * taken (weights clipped at zero and renormalised, rotations by Rodrigues'
- * formula); the caller's safeguard decides whether it is kept (ssdr.c).
+ * taken (weights clipped at zero and renormalised, rotations by the
+ * exponential map); the caller's safeguard decides whether it is kept
+ * (ssdr.c).
  *
  * Every product is in moment form, never a pass over the animation:
  * with ṽ_j = [v_j − o; 1] and T the centred transforms,
@@ -33,6 +34,7 @@
  * pairs whose results do not depend on who computes them.
  */
 #include "decompose_internal.h"
+#include "skinfit/math.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -40,47 +42,11 @@
 
 #define HB 64 /* vertices per product block of h */
 
-/* Cholesky of an SPD n×n row-major matrix in place (lower); false if not SPD */
-static bool chol(double *A, size_t n)
-{
-    for (size_t k = 0; k < n; ++k) {
-        double d = A[k * n + k];
-        for (size_t l = 0; l < k; ++l)
-            d -= A[k * n + l] * A[k * n + l];
-        if (!(d > 0))
-            return false;
-        d = sqrt(d);
-        A[k * n + k] = d;
-        for (size_t i = k + 1; i < n; ++i) {
-            double s = A[i * n + k];
-            for (size_t l = 0; l < k; ++l)
-                s -= A[i * n + l] * A[k * n + l];
-            A[i * n + k] = s / d;
-        }
-    }
-    return true;
-}
-
-static void chol_solve(const double *L, size_t n, double *x)
-{
-    for (size_t i = 0; i < n; ++i) {
-        double s = x[i];
-        for (size_t l = 0; l < i; ++l)
-            s -= L[i * n + l] * x[l];
-        x[i] = s / L[i * n + i];
-    }
-    for (size_t i = n; i-- > 0;) {
-        double s = x[i];
-        for (size_t l = i + 1; l < n; ++l)
-            s -= L[l * n + i] * x[l];
-        x[i] = s / L[i * n + i];
-    }
-}
-
-/* the inverse of an SPD n×n row-major matrix A (destroyed) into Ai;
- * false when A is not SPD. n ≤ 3 (the 4-influence case) in closed form:
- * one division, not a factorisation's n and its solves' 2n² (they were a
- * fifth of a step) */
+/* the inverse of an SPD n×n matrix A (symmetric: row- or column-major
+ * alike; destroyed) into Ai; false when A is not SPD. n ≤ 3 (the
+ * 4-influence case) by the adjugate (one division, not a factorisation's n
+ * and its solves' 2n²: they were a fifth of a step), the leading minors
+ * checked; larger n by Cholesky, column by column. */
 static bool spd_inverse(double *A, size_t n, double *Ai)
 {
     if (n == 1) {
@@ -99,28 +65,15 @@ static bool spd_inverse(double *A, size_t n, double *Ai)
         Ai[3] = A[0] * id;
         return true;
     }
-    if (n == 3) {
-        double c00 = A[4] * A[8] - A[5] * A[7], c01 = A[5] * A[6] - A[3] * A[8], c02 = A[3] * A[7] - A[4] * A[6];
-        double det = A[0] * c00 + A[1] * c01 + A[2] * c02;
-        if (!(A[0] > 0) || !(A[0] * A[4] - A[1] * A[3] > 0) || !(det > 0))
-            return false;
-        double id = 1 / det;
-        Ai[0] = c00 * id;
-        Ai[1] = Ai[3] = c01 * id;
-        Ai[2] = Ai[6] = c02 * id;
-        Ai[4] = (A[0] * A[8] - A[2] * A[6]) * id;
-        Ai[5] = Ai[7] = (A[2] * A[3] - A[0] * A[5]) * id;
-        Ai[8] = (A[0] * A[4] - A[1] * A[3]) * id;
-        return true;
-    }
-    if (!chol(A, n))
+    if (n == 3)
+        return A[0] > 0 && A[0] * A[4] - A[1] * A[3] > 0 && skf_mat3_invert(Ai, A, 0) && Ai[8] > 0;
+    if (skf_cholesky_factor(n, A))
         return false;
     for (size_t k = 0; k < n; ++k) {
-        double e[16] = {0};
-        e[k] = 1;
-        chol_solve(A, n, e);
+        double *col = Ai + k * n;
         for (size_t i = 0; i < n; ++i)
-            Ai[i * n + k] = e[i];
+            col[i] = i == k;
+        skf_cholesky_solve(n, A, col);
     }
     return true;
 }
@@ -666,21 +619,18 @@ static skf_status gn_setup(const skfi_decompose_ctx *c, size_t B, size_t K, cons
         for (size_t a = 0; a < 3; ++a)
             for (size_t e = 0; e < 3; ++e)
                 S[a * 3 + e] = A[a * 3 + e] + (mv[a] * mv[e] - (a == e ? mm : 0)) * im;
-        double c00 = S[4] * S[8] - S[5] * S[7], c01 = S[5] * S[6] - S[3] * S[8], c02 = S[3] * S[7] - S[4] * S[6];
-        double det = S[0] * c00 + S[1] * c01 + S[2] * c02;
-        double *Iq = g.It + q * 10;
-        if (!(det > 0) || !(mup > 0)) {
+        double Si[9], *Iq = g.It + q * 10;
+        if (!(mup > 0) || !spd_inverse(S, 3, Si)) {
             g.tblock[q] = 0;
             memset(r6, 0, 6 * sizeof *r6);
             continue;
         }
-        double id = 1 / det;
-        Iq[0] = c00 * id;
-        Iq[1] = c01 * id;
-        Iq[2] = c02 * id;
-        Iq[3] = (S[0] * S[8] - S[2] * S[6]) * id;
-        Iq[4] = (S[2] * S[3] - S[0] * S[5]) * id;
-        Iq[5] = (S[0] * S[4] - S[1] * S[3]) * id;
+        Iq[0] = Si[0];
+        Iq[1] = Si[1];
+        Iq[2] = Si[2];
+        Iq[3] = Si[4];
+        Iq[4] = Si[5];
+        Iq[5] = Si[8];
         Iq[6] = mv[0];
         Iq[7] = mv[1];
         Iq[8] = mv[2];
@@ -747,7 +697,7 @@ skf_status skfi_decompose_gn_step(const skfi_decompose_ctx *c, size_t B, size_t 
     }
     stats->residual = sqrt(dot(r, r, nx));
     /* take the step: weights clipped at 0 and renormalised (slots sorted
-     * descending again), rotations by Rodrigues' formula about o */
+     * descending again), rotations by the exponential map about o */
     for (size_t j = 0; j < N; ++j) {
         size_t n = g.nsup[j];
         if (n < 2)
@@ -784,20 +734,16 @@ skf_status skfi_decompose_gn_step(const skfi_decompose_ctx *c, size_t B, size_t 
             if (!g.tblock[q])
                 continue;
             const double *th = x + N * K + q * 6, *T0 = g.Tall + 3 * f * B4 + 4 * b;
-            double a = sqrt(th[0] * th[0] + th[1] * th[1] + th[2] * th[2]);
-            double k[3] = {0, 0, 0};
-            if (a > 0)
-                for (size_t e = 0; e < 3; ++e)
-                    k[e] = th[e] / a;
-            double cs = cos(a), sn = sin(a), vc = 1 - cs; /* glibc pairs the two calls (sincos) */
-            double R[9] = {cs + k[0] * k[0] * vc,        k[0] * k[1] * vc - k[2] * sn, k[0] * k[2] * vc + k[1] * sn,
-                           k[1] * k[0] * vc + k[2] * sn, cs + k[1] * k[1] * vc,        k[1] * k[2] * vc - k[0] * sn,
-                           k[2] * k[0] * vc - k[1] * sn, k[2] * k[1] * vc + k[0] * sn, cs + k[2] * k[2] * vc};
+            /* exp([ω]×) as the unit quaternion (ω̂ sin(|ω|/2), cos(|ω|/2));
+             * skf_quat_to_mat3 writes it column-major */
+            double a = sqrt(th[0] * th[0] + th[1] * th[1] + th[2] * th[2]), hs = a > 0 ? sin(0.5 * a) / a : 0.5;
+            double qr[4] = {th[0] * hs, th[1] * hs, th[2] * hs, cos(0.5 * a)}, R[9];
+            skf_quat_to_mat3(R, qr);
             double *T = transforms + q * 12;
             for (size_t col = 0; col < 4; ++col)
                 for (size_t row = 0; row < 3; ++row)
-                    T[col * 3 + row] = R[row * 3] * T0[col] + R[row * 3 + 1] * T0[B4 + col] +
-                                       R[row * 3 + 2] * T0[2 * B4 + col] + (col == 3 ? th[3 + row] : 0);
+                    T[col * 3 + row] = R[row] * T0[col] + R[3 + row] * T0[B4 + col] + R[6 + row] * T0[2 * B4 + col] +
+                                       (col == 3 ? th[3 + row] : 0);
             /* back to the uncentred rest_to_frame: t = t_c − R o + o */
             for (size_t row = 0; row < 3; ++row)
                 T[9 + row] -= T[row] * centre[0] + T[3 + row] * centre[1] + T[6 + row] * centre[2] - centre[row];

@@ -294,6 +294,18 @@ static double max_abs_diff(const double *a, const double *b, size_t n, double *s
     return m;
 }
 
+/* the decomposition's context of a rig's animation (no basis) */
+static skfi_decompose_ctx rig_ctx(const rig *g)
+{
+    skfi_decompose_ctx c;
+    memset(&c, 0, sizeof c);
+    c.N = g->N;
+    c.F = g->F;
+    c.frames = g->frames;
+    c.rest = g->rest;
+    return c;
+}
+
 /* tests 1 and 2, on the frames (basis NULL) or the reduced frame space */
 static void test_products(bool with_basis)
 {
@@ -306,12 +318,7 @@ static void test_products(bool with_basis)
         for (size_t q = 0; q < g.F * g.B; ++q)
             move(&g, g.N * g.K + q * 6 + q % 3, 0.1, g.T, g.w);
     size_t N = g.N, F = g.F, B = g.B, K = g.K, nx = N * K + F * B * 6, nr = F * N * 3;
-    skfi_decompose_ctx c;
-    memset(&c, 0, sizeof c);
-    c.N = N;
-    c.F = F;
-    c.frames = g.frames;
-    c.rest = g.rest;
+    skfi_decompose_ctx c = rig_ctx(&g);
     skfi_frame_basis fb;
     memset(&fb, 0, sizeof fb);
     skf_error err;
@@ -428,12 +435,7 @@ static void test_step(void)
         }
     }
     double E0 = residual(&g, g.T, g.w, NULL);
-    skfi_decompose_ctx c;
-    memset(&c, 0, sizeof c);
-    c.N = N;
-    c.F = F;
-    c.frames = g.frames;
-    c.rest = g.rest;
+    skfi_decompose_ctx c = rig_ctx(&g);
     double *C = malloc(F * B * 12 * sizeof *C);
     moments(&g, C);
     double *Ts[3], ws[3][NV * NK];
