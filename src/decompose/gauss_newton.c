@@ -367,19 +367,8 @@ static skf_status gn_setup(const skfi_decompose_ctx *c, size_t B, size_t K, cons
                            const double *transforms, gn_state *out, double *r, skf_error *err)
 {
     size_t N = c->N, F = c->F, B4 = 4 * B, R3 = 3 * F;
-    gn_state g;
-    memset(&g, 0, sizeof g);
-    g.N = N;
-    g.F = F;
-    g.B = B;
-    g.K = K;
-    g.B4 = B4;
-    g.R3 = R3;
-    g.rest = c->rest;
-    g.o = centre;
-    g.wb = wb;
-    g.w = w;
-    g.lambda = lambda;
+    gn_state g = {.N = N, .F = F, .B = B, .K = K, .B4 = B4, .R3 = R3, .rest = c->rest, .o = centre,
+                  .wb = wb, .w = w, .lambda = lambda};
     skfi_frame_basis *fb = c->basis && c->basis->coords && c->basis->rows_o ? c->basis : NULL;
     size_t D = fb ? fb->D : 0;
     g.nsup = skf_malloc_array(N, sizeof *g.nsup);

@@ -128,6 +128,17 @@ static void moments(const rig *g, double *C)
             }
 }
 
+typedef struct slot {
+    double w;
+    uint32_t b;
+} slot;
+
+static int by_weight_desc(const void *pa, const void *pb)
+{
+    const slot *a = pa, *b = pb;
+    return a->w < b->w ? 1 : a->w > b->w ? -1 : (a->b > b->b) - (a->b < b->b);
+}
+
 /* A random rig; frames from other transforms (noise > 0: plus noise) or,
  * exact, from the same weights and transforms (then perturbed below). */
 static void make_rig(rig *g, uint64_t *s, size_t F, bool exact)
@@ -161,18 +172,13 @@ static void make_rig(rig *g, uint64_t *s, size_t F, bool exact)
             ww[k] = 0.2 + rnd(s);
             sum += ww[k];
         }
-        for (size_t k = 1; k < n; ++k) /* sorted descending */
-            for (size_t l = k; l > 0 && ww[l] > ww[l - 1]; --l) {
-                double t = ww[l];
-                ww[l] = ww[l - 1];
-                ww[l - 1] = t;
-                uint32_t u = bb[l];
-                bb[l] = bb[l - 1];
-                bb[l - 1] = u;
-            }
+        slot sl[NK];
+        for (size_t k = 0; k < n; ++k)
+            sl[k] = (slot){ww[k] / sum, bb[k]};
+        qsort(sl, n, sizeof *sl, by_weight_desc); /* the slots' order: weights descending */
         for (size_t k = 0; k < NK; ++k) {
-            g->w[j * NK + k] = k < n ? ww[k] / sum : 0;
-            g->wb[j * NK + k] = k < n ? bb[k] : 0;
+            g->w[j * NK + k] = k < n ? sl[k].w : 0;
+            g->wb[j * NK + k] = k < n ? sl[k].b : 0;
         }
     }
     for (size_t q = 0; q < F * NB; ++q)
@@ -297,13 +303,7 @@ static double max_abs_diff(const double *a, const double *b, size_t n, double *s
 /* the decomposition's context of a rig's animation (no basis) */
 static skfi_decompose_ctx rig_ctx(const rig *g)
 {
-    skfi_decompose_ctx c;
-    memset(&c, 0, sizeof c);
-    c.N = g->N;
-    c.F = g->F;
-    c.frames = g->frames;
-    c.rest = g->rest;
-    return c;
+    return (skfi_decompose_ctx){.N = g->N, .F = g->F, .frames = g->frames, .rest = g->rest};
 }
 
 /* tests 1 and 2, on the frames (basis NULL) or the reduced frame space */
