@@ -255,22 +255,27 @@ out:
  * one-thread run (without_two: 1 and 3 only, for the slow ASan build). */
 static void check_threads(const char *name, size_t N, size_t F, const double *frames,
                           const double *rest, size_t T, const uint32_t *tris, size_t bones,
-                          size_t iters, bool without_two)
+                          size_t iters, bool without_two, int gauss_newton)
 {
     skf_decomposition *d[3] = {NULL, NULL, NULL};
     for (int t = 0; t < 3; ++t) {
         if (t == 1 && without_two)
             continue;
         skf_error err;
-        skf_decompose_options o = {.bone_count = bones, .threads = t + 1, .max_iterations = iters};
+        skf_decompose_options o = {.bone_count = bones, .threads = t + 1, .max_iterations = iters,
+                                   .gauss_newton = gauss_newton};
         CHECK_MSG(skf_decompose(N, F, frames, rest, T, tris, &o, &d[t], &err) == SKF_OK, "%s",
                   err.message);
     }
+    if (d[0] && gauss_newton > 0)
+        CHECK_MSG(d[0]->newton_steps > 0, "%s: no Gauss-Newton step in %zu iterations", name,
+                  d[0]->iterations);
     for (int t = 1; t < 3; ++t) {
         if (!d[0] || !d[t])
             continue;
         size_t K = d[0]->max_influences;
         bool same = d[0]->iterations == d[t]->iterations &&
+                    d[0]->newton_steps == d[t]->newton_steps &&
                     d[0]->frame_reduced == d[t]->frame_reduced &&
                     d[0]->frame_rank == d[t]->frame_rank &&
                     !memcmp(d[0]->transforms, d[t]->transforms,
@@ -279,10 +284,11 @@ static void check_threads(const char *name, size_t N, size_t F, const double *fr
                     !memcmp(d[0]->weight_bone, d[t]->weight_bone, N * K * sizeof(uint32_t)) &&
                     !memcmp(d[0]->joint_rest, d[t]->joint_rest, d[0]->bone_count * 3 * sizeof(double)) &&
                     d[0]->metrics.rms == d[t]->metrics.rms;
-        printf("%s, %zu bones: threads 1 vs %d: %s (RMS %.17g vs %.17g, %zu iterations, frame "
-               "basis %s)\n",
+        printf("%s, %zu bones: threads 1 vs %d: %s (RMS %.17g vs %.17g, %zu iterations, %zu "
+               "Gauss-Newton steps, frame basis %s)\n",
                name, bones, t + 1, same ? "bit-identical" : "DIFFERENT", d[0]->metrics.rms,
-               d[t]->metrics.rms, d[0]->iterations, d[0]->frame_reduced ? "used" : "skipped");
+               d[t]->metrics.rms, d[0]->iterations, d[0]->newton_steps,
+               d[0]->frame_reduced ? "used" : "skipped");
         CHECK(same);
     }
     for (int t = 0; t < 3; ++t)
@@ -373,7 +379,13 @@ static void test_bone_anim(int only)
         bool without_two = false;
 #endif
         check_threads("Bone_Anim", seq->vertex_count, seq->frame_count, seq->positions, NULL,
-                      seq->triangle_count, seq->triangles, 20, iters, without_two);
+                      seq->triangle_count, seq->triangles, 20, iters, without_two, 0);
+#if !defined(__SANITIZE_ADDRESS__)
+        /* with Gauss–Newton steps (opt-in), products in the reduced frame
+         * space: every alternation from the tail's start, 25 in all */
+        check_threads("Bone_Anim, --gauss-newton 1", seq->vertex_count, seq->frame_count, seq->positions,
+                      NULL, seq->triangle_count, seq->triangles, 20, 25, false, 1);
+#endif
     }
     if (only > 0)
         goto done;
@@ -681,7 +693,7 @@ static void test_creature_reseed(void)
     skf_decomposition_free(d[1]);
 #endif
     check_threads("creature re-seeded", seq->vertex_count, seq->frame_count, seq->positions, rest,
-                  seq->triangle_count, seq->triangles, 30, 15, false);
+                  seq->triangle_count, seq->triangles, 30, 15, false, 0);
     free(rest);
     skf_meshseq_free(seq);
 }
@@ -764,7 +776,10 @@ static void test_threads_bit_identical(void)
     if (!seq)
         return;
     check_threads("creature 3000", seq->vertex_count, seq->frame_count, seq->positions, rest,
-                  seq->triangle_count, seq->triangles, 20, 12, false);
+                  seq->triangle_count, seq->triangles, 20, 12, false, 0);
+    /* with Gauss–Newton steps (opt-in; every alternation, so that 30 hold a few) */
+    check_threads("creature 3000, --gauss-newton 1", seq->vertex_count, seq->frame_count, seq->positions,
+                  rest, seq->triangle_count, seq->triangles, 20, 30, false, 1);
     free(rest);
     skf_meshseq_free(seq);
 }
