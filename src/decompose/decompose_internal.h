@@ -172,6 +172,16 @@ void skfi_anderson_reset(skfi_anderson *a);
  * least-squares problem). */
 bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, double *x_next);
 
+/* ṽᵀ X ṽ from the 10 coefficients of a 4×4 X's symmetric part (X_aa, and
+ * X_ae + X_ea for a < e, in the order (0,0) (0,1) (0,2) (0,3) (1,1) (1,2)
+ * (1,3) (2,2) (2,3) (3,3)) and the products m = ṽ_a ṽ_e in the same order:
+ * 10 multiply-adds, not 32 (weights.c, gauss_newton.c). */
+static inline double skfi_sym10(const double *x, const double *m)
+{
+    return x[0] * m[0] + x[1] * m[1] + x[2] * m[2] + x[3] * m[3] + x[4] * m[4] + x[5] * m[5] +
+           x[6] * m[6] + x[7] * m[7] + x[8] * m[8] + x[9] * m[9];
+}
+
 /* One joint Gauss–Newton (Levenberg–Marquardt) step on the weights (their
  * supports fixed) and the rigid transforms, from the iterate (wb, w,
  * transforms) whose transform-step moments are `moments` ([F*B*12], the
@@ -182,8 +192,6 @@ bool skfi_anderson_step(skfi_anderson *a, const double *x, const double *g, doub
 typedef struct skfi_gn_stats {
     size_t cg_steps;     /* conjugate-gradient steps taken */
     size_t clipped;      /* weights the step took below zero (set to 0) */
-    double grad_weights, grad_transforms; /* ‖Jᵀr‖ of each block at the start */
-    double residual0, residual;           /* the normal equations' residual, start and end */
 } skfi_gn_stats;
 skf_status skfi_decompose_gn_step(const skfi_decompose_ctx *c, size_t B, size_t K, const double *centre,
                                   const double *moments, double lambda, int cg_steps, uint32_t *wb,

@@ -117,12 +117,6 @@ typedef struct gn_state {
  * (0,0) (0,1) (0,2) (0,3) (1,1) (1,2) (1,3) (2,2) (2,3) (3,3) */
 static const uint8_t SYM10[4][4] = {{0, 1, 2, 3}, {1, 4, 5, 6}, {2, 5, 7, 8}, {3, 6, 8, 9}};
 
-static inline double dot10(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5] +
-           a[6] * b[6] + a[7] * b[7] + a[8] * b[8] + a[9] * b[9];
-}
-
 /* The pairs' sums S_p = Σ_entries x[j·K + s] · y[j·K + t] · ṽ_j ṽ_jᵀ (10
  * numbers each) written as full 4×4 blocks into A (AM's layout; entries
  * off the pairs left as they are). */
@@ -267,7 +261,7 @@ static void apply_op(gn_state *g, const double *x, double *out)
             double a = 0;
             for (size_t t = 0; t < n; ++t)
                 a += g->Qv[(j * K + s) * K + t] * dw[t] +
-                     g->w[j * K + t] * dot10(g->g10 + 10 * (size_t)g->pidx[(j * K + s) * K + t], m);
+                     g->w[j * K + t] * skfi_sym10(g->g10 + 10 * (size_t)g->pidx[(j * K + s) * K + t], m);
             r[s] = a;
         }
         for (size_t s = 1; s < n; ++s)
@@ -447,8 +441,7 @@ static skf_status gn_setup(const skfi_decompose_ctx *c, size_t B, size_t K, cons
         memcpy(fill, g.poff, g.np * sizeof *fill);
         for (size_t j = 0; j < N; ++j)
             for (size_t s = 0; s < g.nsup[j]; ++s)
-                for (size_t t = 0; t < g.nsup[j]; ++t)
-                {
+                for (size_t t = 0; t < g.nsup[j]; ++t) {
                     size_t e = fill[g.pidx[(j * K + s) * K + t]]++;
                     g.ent[3 * e] = (uint32_t)(j * K + s);
                     g.ent[3 * e + 1] = (uint32_t)(j * K + t);
@@ -523,7 +516,7 @@ static skf_status gn_setup(const skfi_decompose_ctx *c, size_t B, size_t K, cons
         double *Q = g.Qv + j * K * K;
         for (size_t s = 0; s < n; ++s)
             for (size_t t = s; t < n; ++t)
-                Q[s * K + t] = Q[t * K + s] = dot10(G10 + 10 * (size_t)g.pidx[(j * K + s) * K + t], g.m10 + 10 * j);
+                Q[s * K + t] = Q[t * K + s] = skfi_sym10(G10 + 10 * (size_t)g.pidx[(j * K + s) * K + t], g.m10 + 10 * j);
         for (size_t s = 0; s < n; ++s) {
             const double *hs = h + (j * K + s) * 4;
             double a = -(hs[0] * v[0] + hs[1] * v[1] + hs[2] * v[2] + hs[3] * v[3]);
@@ -658,13 +651,10 @@ skf_status skfi_decompose_gn_step(const skfi_decompose_ctx *c, size_t B, size_t 
         skf_free(Ap);
         return st;
     }
-    stats->grad_weights = sqrt(dot(r, r, N * K));
-    stats->grad_transforms = sqrt(dot(r + N * K, r + N * K, F * B * 6));
     /* preconditioned conjugate gradients from 0 */
     precondition(&g, r, z);
     memcpy(p, z, nx * sizeof *p);
     double rz = dot(r, z, nx);
-    stats->residual0 = sqrt(dot(r, r, nx));
     for (int it = 0; it < cg_steps && rz > 0; ++it) {
         apply_op(&g, p, Ap);
         double pAp = dot(p, Ap, nx);
@@ -684,7 +674,6 @@ skf_status skfi_decompose_gn_step(const skfi_decompose_ctx *c, size_t B, size_t 
         for (size_t e = 0; e < nx; ++e)
             p[e] = z[e] + be * p[e];
     }
-    stats->residual = sqrt(dot(r, r, nx));
     /* take the step: weights clipped at 0 and renormalised (slots sorted
      * descending again), rotations by the exponential map about o */
     for (size_t j = 0; j < N; ++j) {

@@ -238,8 +238,6 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     memset(&aa, 0, sizeof aa);
     double *best_T = NULL, *best_w = NULL, *hist = NULL, *moments = NULL, *sq = NULL, *x_in = NULL;
     double *best_moments = NULL;
-    double *gn_T = NULL, *gn_w = NULL; /* the iterate a Gauss–Newton step was taken from */
-    uint32_t *gn_b = NULL;
     double centre[3] = {0, 0, 0};
     skf_solve_stats *fstats = NULL;
     uint32_t *best_b = NULL, *seed = NULL;
@@ -433,16 +431,6 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     size_t gn_last = 0;                    /* the alternation after which the last step was taken */
     size_t rk = 0;                         /* the stopping rule's entries (below) */
     double gn_lambda = GN_LAMBDA;          /* the damping, adapted as Levenberg–Marquardt's */
-    double gn_base = 0;                    /* the energy of the iterate it was taken from, */
-    if (gn_every) { /* and that iterate (gn_T, gn_w, gn_b) */
-        gn_T = skf_malloc_array(F * B * 12, sizeof *gn_T);
-        gn_w = skf_malloc_array(N * K, sizeof *gn_w);
-        gn_b = skf_malloc_array(N * K, sizeof *gn_b);
-        if (!gn_T || !gn_w || !gn_b) {
-            st = skf_fail(err, SKF_ERR_NOMEM, "decompose: out of memory");
-            goto done;
-        }
-    }
     if (am > 0) {
         x_in = skf_malloc_array(F * B * 12, sizeof *x_in);
         if (!x_in || !skfi_anderson_init(&aa, F * B * 12, (size_t)am, aa_wt, 12)) {
@@ -480,31 +468,26 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
         for (size_t f = 0; f < F; ++f)
             E += fstats[f].energy;
         double cur = E; /* the energy of the iterate the next alternation starts from */
-        bool gn_rejected = gn_mixed && !(E <= gn_base);
-        if (gn_rejected) {
-            /* Safeguard of a Gauss–Newton step: the alternation from it
-             * ended above the iterate it was taken from (the best). The
-             * run goes on from that iterate with a plain step, as without
-             * the step, and the next step is damped more. */
-            ++d->newton_rejected;
-            gn_lambda = fmin(gn_lambda * GN_LAMBDA_UP, GN_LAMBDA_MAX);
-            cur = gn_base;
-            memcpy(d->transforms, gn_T, F * B * 12 * sizeof *gn_T);
-            memcpy(d->weight, gn_w, N * K * sizeof *gn_w);
-            memcpy(d->weight_bone, gn_b, N * K * sizeof *gn_b);
-            mixed = gn_mixed = false;
-        } else if (mixed && !gn_mixed && !(E <= best_E)) {
-            /* Safeguard (Anderson): the alternation from the mixed state
-             * ended above the best energy. Forget the history and continue
+        bool gn_rejected = gn_mixed && !(E <= best_E);
+        if (mixed && !(E <= best_E)) {
+            /* Safeguard: the alternation from the mixed state (Anderson's,
+             * or a Gauss–Newton step's, which is taken from the best
+             * iterate) ended above the best energy. Forget Anderson's
+             * history, damp the next Gauss–Newton step more, and continue
              * from the best iterate with a plain step (its energy is kept,
              * never a worse one). */
-            ++d->accel_rejected;
+            if (gn_mixed) {
+                ++d->newton_rejected;
+                gn_lambda = fmin(gn_lambda * GN_LAMBDA_UP, GN_LAMBDA_MAX);
+            } else {
+                ++d->accel_rejected;
+            }
             cur = best_E;
             skfi_anderson_reset(&aa);
             memcpy(d->transforms, best_T, F * B * 12 * sizeof *best_T);
             memcpy(d->weight, best_w, N * K * sizeof *best_w);
             memcpy(d->weight_bone, best_b, N * K * sizeof *best_b);
-            mixed = false;
+            mixed = gn_mixed = false;
         } else {
             if (E < best_E) {
                 best_E = E;
@@ -532,25 +515,20 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
             gn_mixed = false;
             if (gn_every && !gn_on)
                 gn_on = hist[rk] - best_E < GN_START * hist[rk];
-            if (gn_every && gn_on && (gn_last == 0 || it + 1 - gn_last >= gn_every) && !(E > best_E)) {
-                /* From this iterate when it is the best. One above it (a
+            if (gn_every && gn_on && (gn_last == 0 || it + 1 - gn_last >= gn_every) &&
+                d->best_iteration == it + 1) {
+                /* From this iterate when it has just become the best (its
+                 * weight pass's moments went to best_moments then; the
+                 * safeguard above goes back to it). One above the best (a
                  * K-sparse weight step's excursion) is left to the plain
                  * alternation, which often descends from it below the best:
                  * steps from such an iterate, or from the best after going
                  * back to it, formed cycles the rule then ended (the 5000 ×
                  * 24 × 30 creature at twice the error the floor ends it at,
                  * the Quaternius Horse at 20 bones 19 % above the plain
-                 * run; docs/bench.md 2026-12-04). The iterate is kept (gn_T,
-                 * gn_w, gn_b) for the safeguard above; its weight pass's
-                 * moments went to best_moments when it became the best (a
-                 * tie leaves them in `moments`). */
-                const double *mom = d->best_iteration == it + 1 ? best_moments : moments;
-                gn_base = E;
-                memcpy(gn_T, d->transforms, F * B * 12 * sizeof *gn_T);
-                memcpy(gn_w, d->weight, N * K * sizeof *gn_w);
-                memcpy(gn_b, d->weight_bone, N * K * sizeof *gn_b);
+                 * run; docs/bench.md 2026-12-04). */
                 skfi_gn_stats gs;
-                if ((st = skfi_decompose_gn_step(&c, B, K, centre, mom, gn_lambda, GN_CG, d->weight_bone,
+                if ((st = skfi_decompose_gn_step(&c, B, K, centre, best_moments, gn_lambda, GN_CG, d->weight_bone,
                                                  d->weight, d->transforms, &gs, err)))
                     goto done;
                 gn_last = it + 1;
@@ -713,9 +691,6 @@ skf_status skf_decompose(size_t N, size_t F, const double *frames, const double 
     d->seconds_total = omp_get_wtime() - t0;
     skf_progress_report(opt.progress, 1.0, "done");
 done:
-    skf_free(gn_T);
-    skf_free(gn_w);
-    skf_free(gn_b);
     skf_solver_free(solver);
     skf_free(labels);
     skf_free(offsets);

@@ -170,14 +170,6 @@ static size_t gather_candidates(const skfi_decompose_ctx *c, size_t B, size_t C,
     return n;
 }
 
-/* ṽᵀ G ṽ from G's 10 symmetric coefficients (p ≤ r: (0,0) (0,1) (0,2)
- * (0,3) (1,1) (1,2) (1,3) (2,2) (2,3) (3,3)) and the products m = ṽ_p ṽ_r. */
-static inline double sym10(const double *gs, const double *m)
-{
-    return gs[0] * m[0] + gs[1] * m[1] + gs[2] * m[2] + gs[3] * m[3] + gs[4] * m[4] + gs[5] * m[5] +
-           gs[6] * m[6] + gs[7] * m[7] + gs[8] * m[8] + gs[9] * m[9];
-}
-
 /* Over-relaxation of one vertex's weight step (skf_decompose_options.
  * weight_relaxation): the new weights x on cand[0..n) (x > 0 on the new
  * support) become x + β (x − x_old), x_old the vertex's previous weights
@@ -400,7 +392,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
     }
     /* Q_ik = ṽᵀ G_ik ṽ needs only the symmetric part of G_ik: G[(i*B + k)*10]
      * holds its 10 coefficients against the products ṽ_p ṽ_r, p ≤ r
-     * (sym10 order), so a quadratic form is 10 multiply-adds, not 32; and
+     * (skfi_sym10's order), so a quadratic form is 10 multiply-adds, not 32; and
      * G_ki = G_ikᵀ gives the same 10, so Q is exactly symmetric. */
     for (size_t i = 0; i < B; ++i)
         for (size_t k = 0; k < B; ++k) {
@@ -531,7 +523,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 const double *h = H + vv * n4 + 4 * pos[i], *k4 = kv + 4 * i;
                 cb[l] = (h[0] + k4[0]) * vt[0] + (h[1] + k4[1]) * vt[1] +
                         (h[2] + k4[2]) * vt[2] + (h[3] + k4[3]);
-                eb[l] = sym10(G + (i * B + i) * 10, m10) - 2 * cb[l];
+                eb[l] = skfi_sym10(G + (i * B + i) * 10, m10) - 2 * cb[l];
             }
             /* C best single bones (positions in own / cb). */
             size_t cand[MAX_CAND], cpos[MAX_CAND];
@@ -560,7 +552,7 @@ skf_status skfi_decompose_solve_weights(const skfi_decompose_ctx *c, size_t B, c
                 for (size_t a = 0; a < n; ++a) {
                     cc[a] = cval[a];
                     for (size_t b = a; b < n; ++b)
-                        Q[a * n + b] = Q[b * n + a] = sym10(G + (cand[a] * B + cand[b]) * 10, m10);
+                        Q[a * n + b] = Q[b * n + a] = skfi_sym10(G + (cand[a] * B + cand[b]) * 10, m10);
                 }
                 /* the first solve starts from the vertex's previous support
                  * (its slots still hold the previous weights) */
